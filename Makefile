@@ -1,0 +1,34 @@
+# OtterWeb: `make run` starts the product, `make test` runs every test. Both set up first.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+ADDR ?= 127.0.0.1:8000
+
+.PHONY: setup migrate run test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+migrate: setup
+	$(PY) manage.py migrate --noinput
+
+run: migrate
+	$(PY) manage.py runserver $(ADDR)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+
+test: setup lint
+	$(VENV)/bin/pytest
+
+bench: setup
+	$(PY) bench/parse.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache *.egg-info

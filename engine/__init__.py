@@ -1,0 +1,29 @@
+"""The OtterScript language: parser, formatter, checks, block conversion and interpreter.
+
+This package never imports Django; the web application plugs in through the host interface.
+
+    script = parse(text)                    # OtterSyntaxError(.diagnostics) if it does not parse
+    text = format_script(script)            # canonical text
+    diagnostics = check(script)             # warnings and static errors
+    workspace = to_blocks(script)           # Blockly workspace JSON
+    script = from_blocks(workspace)
+"""
+
+from engine.ast import Script
+from engine.blocks import from_blocks, to_blocks
+from engine.checks import check
+from engine.errors import Diagnostic, OtterError, OtterSyntaxError
+from engine.formatter import format_script
+from engine.parser import parse
+
+__all__ = [
+    "Diagnostic",
+    "OtterError",
+    "OtterSyntaxError",
+    "Script",
+    "check",
+    "format_script",
+    "from_blocks",
+    "parse",
+    "to_blocks",
+]

@@ -1,0 +1,140 @@
+"""Command line: ``python -m engine check|format|blocks|unblocks FILE...`` (``-`` reads stdin)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from engine import check, format_script, from_blocks, parse, to_blocks
+from engine.blocks import BlocksError
+from engine.errors import Diagnostic, OtterSyntaxError
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    return Path(path).read_text(encoding="utf-8")
+
+
+def _diagnose(path: str) -> tuple[list[Diagnostic], str]:
+    """Every diagnostic of one file: syntax errors, or the checks of a script that parses."""
+    text = _read(path)
+    try:
+        return check(parse(text, name=path)), text
+    except OtterSyntaxError as error:
+        return error.diagnostics, text
+
+
+def command_check(args: argparse.Namespace) -> int:
+    failed = False
+    report = []
+    for path in args.files:
+        try:
+            diagnostics, _text = _diagnose(path)
+        except OSError as error:
+            print(f"{path}: error: {error.strerror}", file=sys.stderr)
+            failed = True
+            continue
+        failed = failed or any(d.is_error for d in diagnostics)
+        if args.json:
+            report.append({"file": path, "diagnostics": [d.to_dict() for d in diagnostics]})
+        else:
+            for diagnostic in diagnostics:
+                print(diagnostic.format(path))
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        print()
+    return 1 if failed else 0
+
+
+def _parse_or_report(path: str) -> tuple[object, str] | None:
+    text = _read(path)
+    try:
+        return parse(text, name=path), text
+    except OtterSyntaxError as error:
+        for diagnostic in error.diagnostics:
+            print(diagnostic.format(path), file=sys.stderr)
+        return None
+
+
+def command_format(args: argparse.Namespace) -> int:
+    parsed = _parse_or_report(args.file)
+    if parsed is None:
+        return 2
+    script, text = parsed
+    formatted = format_script(script)  # type: ignore[arg-type]
+    if args.check:
+        if formatted != text:
+            print(f"{args.file}: not in canonical form", file=sys.stderr)
+            return 1
+        return 0
+    sys.stdout.write(formatted)
+    return 0
+
+
+def command_blocks(args: argparse.Namespace) -> int:
+    parsed = _parse_or_report(args.file)
+    if parsed is None:
+        return 2
+    json.dump(to_blocks(parsed[0]), sys.stdout, indent=2)  # type: ignore[arg-type]
+    print()
+    return 0
+
+
+def command_unblocks(args: argparse.Namespace) -> int:
+    try:
+        data = json.loads(_read(args.file))
+        script = from_blocks(data)
+    except json.JSONDecodeError as error:
+        print(f"{args.file}:{error.lineno}:{error.colno}: error: not JSON: {error.msg}", file=sys.stderr)
+        return 2
+    except BlocksError as error:
+        print(f"{args.file}: error: {error}", file=sys.stderr)
+        return 2
+    except OtterSyntaxError as error:
+        for diagnostic in error.diagnostics:
+            print(f"{args.file}: {diagnostic.severity}: {diagnostic.message}", file=sys.stderr)
+        return 2
+    sys.stdout.write(format_script(script))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m engine", description="OtterScript tools. FILE may be - for standard input.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    check_parser = commands.add_parser("check", help="report syntax errors and check problems")
+    check_parser.add_argument("files", nargs="+", metavar="FILE")
+    check_parser.add_argument("--json", action="store_true", help='print [{"file": ..., "diagnostics": [...]}]')
+    check_parser.set_defaults(run=command_check)
+
+    format_parser = commands.add_parser("format", help="print the canonical text")
+    format_parser.add_argument("file", metavar="FILE")
+    format_parser.add_argument("--check", action="store_true", help="exit 1 when the file is not canonical")
+    format_parser.set_defaults(run=command_format)
+
+    blocks_parser = commands.add_parser("blocks", help="print the Blockly workspace JSON")
+    blocks_parser.add_argument("file", metavar="FILE")
+    blocks_parser.set_defaults(run=command_blocks)
+
+    unblocks_parser = commands.add_parser("unblocks", help="print the text of a Blockly workspace JSON file")
+    unblocks_parser.add_argument("file", metavar="FILE.json")
+    unblocks_parser.set_defaults(run=command_unblocks)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except BrokenPipeError:  # pragma: no cover - the reader went away (| head)
+        return 0
+    except OSError as error:
+        print(f"error: {error.filename or ''}: {error.strerror}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

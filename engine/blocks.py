@@ -1,0 +1,425 @@
+"""AST <-> Blockly workspace JSON (Blockly's own serialization format).
+
+Each statement kind has one block type, ``otter_<snake_case_name>``. An operation call is one
+generic block whose namespace, name and positional argument are fields and whose argument list
+is data (``extraState.arguments``). An expression or condition is a text field holding its
+canonical text, read back in the place it stands in, so quoting choices survive. Comments are
+kept exactly: a statement's description is both its comment icon (plain text, editable) and
+``extraState.description`` (as written); an edited icon wins. ``from_blocks(to_blocks(s)) == s``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+from engine import ast
+from engine.errors import Diagnostic, OtterSyntaxError
+from engine.formatter import format_condition, format_expression, format_statement
+from engine.parser import parse, parse_condition, parse_expression
+
+WORKSPACE_KEY = "otterscript"
+
+
+def block_type(node_type: type[ast.Statement]) -> str:
+    return "otter_" + re.sub(r"(?<!^)(?=[A-Z])", "_", node_type.__name__).lower()
+
+
+STATEMENT_TYPES: dict[str, type[ast.Statement]] = {
+    block_type(cls): cls for cls in ast.node_types() if issubclass(cls, ast.Statement)
+}
+RAW = "otter_raw"
+
+
+class BlocksError(ValueError):
+    """Workspace JSON that does not describe a script."""
+
+
+def to_blocks(script: ast.Script) -> dict[str, Any]:
+    """The Blockly workspace JSON of a script."""
+    ids = itertools.count(1)
+    top = _chain(script.body, ids)
+    blocks = []
+    if top is not None:
+        top["x"] = 20
+        top["y"] = 20
+        blocks.append(top)
+    return {
+        "blocks": {"languageVersion": 0, "blocks": blocks},
+        WORKSPACE_KEY: {"headers": list(script.headers)},
+    }
+
+
+def from_blocks(data: dict[str, Any]) -> ast.Script:
+    """The script a Blockly workspace describes. Raises OtterSyntaxError for a bad field and
+    BlocksError for JSON that is not a workspace of OtterScript blocks."""
+    if not isinstance(data, dict):
+        raise BlocksError("a workspace is a JSON object")
+    blocks = (data.get("blocks") or {}).get("blocks") or []
+    if not isinstance(blocks, list):
+        raise BlocksError("'blocks.blocks' must be a list")
+    headers = (data.get(WORKSPACE_KEY) or {}).get("headers") or []
+    reader = _Reader()
+    body: list[ast.Statement] = []
+    for top in sorted(blocks, key=lambda b: (b.get("y", 0), b.get("x", 0)) if isinstance(b, dict) else (0, 0)):
+        body.extend(reader.chain(top))
+    if reader.diagnostics:
+        raise OtterSyntaxError(reader.diagnostics, name="<blocks>")
+    return ast.Script(headers=tuple(str(h) for h in headers), body=tuple(body))
+
+
+# ---- AST -> blocks ----------------------------------------------------------------------------
+
+
+def _chain(body: ast.Body, ids: itertools.count) -> dict[str, Any] | None:
+    first: dict[str, Any] | None = None
+    previous: dict[str, Any] | None = None
+    for statement in body:
+        block = _block(statement, ids)
+        if previous is None:
+            first = block
+        else:
+            previous["next"] = {"block": block}
+        previous = block
+    return first
+
+
+def _statement_input(body: ast.Body, ids: itertools.count) -> dict[str, Any] | None:
+    block = _chain(body, ids)
+    return {"block": block} if block is not None else None
+
+
+def _arguments(arguments: tuple[ast.CallArgument, ...]) -> list[dict[str, Any]]:
+    result = []
+    for argument in arguments:
+        item: dict[str, Any] = {"name": argument.name}
+        if isinstance(argument, ast.Argument):
+            item["value"] = format_expression(argument.value)
+        else:
+            item["output"] = format_expression(argument.variable)
+        if argument.comments:
+            item["comments"] = list(argument.comments)
+        if argument.trailing_comment is not None:
+            item["trailingComment"] = argument.trailing_comment
+        result.append(item)
+    return result
+
+
+def _block(statement: ast.Statement, ids: itertools.count) -> dict[str, Any]:
+    kind = type(statement)
+    block: dict[str, Any] = {"type": block_type(kind), "id": f"b{next(ids)}"}
+    fields: dict[str, Any] = {}
+    inputs: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+
+    def body(name: str, statements: ast.Body) -> None:
+        value = _statement_input(statements, ids)
+        if value is not None:
+            inputs[name] = value
+
+    if isinstance(statement, ast.OperationCall):
+        fields["NAMESPACE"] = statement.namespace or ""
+        fields["NAME"] = statement.name
+        fields["POSITIONAL"] = "" if statement.positional is None else format_expression(statement.positional, "positional")
+        extra["arguments"] = _arguments(statement.arguments)
+    elif isinstance(statement, ast.CallModule):
+        fields["RAFT"] = statement.raft or ""
+        fields["NAME"] = statement.name
+        extra["arguments"] = _arguments(statement.arguments)
+    elif isinstance(statement, ast.Block):
+        body("BODY", statement.body)
+    elif isinstance(statement, ast.SetVariable):
+        fields["SCOPE"] = statement.scope or ""
+        fields["VARIABLE"] = format_expression(statement.variable)
+        fields["VALUE"] = format_expression(statement.value, "line")
+        if statement.indexes:
+            extra["indexes"] = [format_expression(key) for key in statement.indexes]
+    elif isinstance(statement, ast.GlobalDeclaration):
+        fields["VARIABLE"] = format_expression(statement.variable)
+        fields["VALUE"] = "" if statement.value is None else format_expression(statement.value, "line")
+    elif isinstance(statement, ast.Log):
+        fields["LEVEL"] = statement.level
+        fields["MESSAGE"] = format_expression(statement.message, "line")
+    elif isinstance(statement, ast.If):
+        fields["IF0"] = format_condition(statement.condition)
+        body("DO0", statement.body)
+        for number, clause in enumerate(statement.else_ifs, start=1):
+            fields[f"IF{number}"] = format_condition(clause.condition)
+            body(f"DO{number}", clause.body)
+        extra["elseIfCount"] = len(statement.else_ifs)
+        extra["hasElse"] = statement.else_body is not None
+        if statement.else_body is not None:
+            body("ELSE", statement.else_body)
+    elif isinstance(statement, ast.ForEach):
+        fields["VARIABLE"] = format_expression(statement.variable)
+        fields["SOURCE"] = format_expression(statement.source, "context")
+        body("BODY", statement.body)
+    elif isinstance(statement, ast.ContextIteration):
+        fields["CONTEXT"] = statement.context
+        fields["SOURCE"] = format_expression(statement.source, "context")
+        body("BODY", statement.body)
+    elif isinstance(statement, ast.SetContext):
+        fields["CONTEXT"] = statement.context
+        fields["VALUE"] = format_expression(statement.value, "context")
+        body("BODY", statement.body)
+    elif isinstance(statement, ast.With):
+        fields["DIRECTIVES"] = ", ".join(d.name if d.value is None else f"{d.name}={d.value}" for d in statement.directives)
+        body("BODY", statement.body)
+    elif isinstance(statement, ast.Try):
+        body("BODY", statement.body)
+        body("CATCH", statement.catch_body)
+    elif isinstance(statement, ast.Await):
+        fields["TOKEN"] = statement.token or ""
+    elif isinstance(statement, ast.Throw):
+        fields["MESSAGE"] = "" if statement.message is None else format_expression(statement.message, "line")
+    elif isinstance(statement, ast.Warn):
+        fields["FORCE"] = "TRUE" if statement.force else "FALSE"
+    elif isinstance(statement, ast.ModuleDeclaration):
+        fields["NAME"] = statement.name
+        extra["parameters"] = [
+            {
+                "variable": format_expression(p.variable),
+                "output": p.output,
+                **({"default": format_expression(p.default, "default")} if p.default is not None else {}),
+            }
+            for p in statement.parameters
+        ]
+        body("BODY", statement.body)
+    elif isinstance(statement, ast.Comment):
+        fields["TEXT"] = "\n".join(ast.comment_text(line) for line in statement.lines)
+        extra["lines"] = list(statement.lines)
+    elif isinstance(statement, ast.Fail | ast.Error | ast.ForceNormal | ast.Break | ast.Continue | ast.Return):
+        pass
+    else:  # a statement with no block form of its own keeps its text
+        block["type"] = RAW
+        fields["TEXT"] = format_statement(statement).rstrip("\n")
+
+    if statement.description:
+        extra["description"] = list(statement.description)
+        block["icons"] = {"comment": {"text": _plain(statement.description), "pinned": False, "height": 80, "width": 240}}
+    if statement.trailing_comment is not None:
+        extra["trailingComment"] = statement.trailing_comment
+    if statement.blank_line_before:
+        extra["blankLineBefore"] = True
+    if fields:
+        block["fields"] = fields
+    if inputs:
+        block["inputs"] = inputs
+    if extra:
+        block["extraState"] = extra
+    return block
+
+
+def _plain(comments: tuple[str, ...]) -> str:
+    return "\n".join(ast.comment_text(comment) for comment in comments)
+
+
+def _comments_from_text(text: str) -> tuple[str, ...]:
+    return tuple(f"# {line}".rstrip() for line in text.splitlines())
+
+
+# ---- blocks -> AST ----------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+
+    def problem(self, block: dict[str, Any], message: str) -> None:
+        where = f"block {block.get('id', '?')} ({block.get('type', '?')})"
+        self.diagnostics.append(Diagnostic(1, 1, 1, 1, "error", f"{where}: {message}", "blocks"))
+
+    def chain(self, block: Any) -> list[ast.Statement]:
+        statements: list[ast.Statement] = []
+        seen: set[int] = set()
+        while block is not None:
+            if not isinstance(block, dict):
+                raise BlocksError("a block is a JSON object")
+            if id(block) in seen:  # pragma: no cover - JSON cannot hold cycles
+                raise BlocksError("the blocks form a cycle")
+            seen.add(id(block))
+            statements.extend(self.statement(block))
+            block = (block.get("next") or {}).get("block")
+        return statements
+
+    def body(self, block: dict[str, Any], name: str) -> ast.Body:
+        value = (block.get("inputs") or {}).get(name) or {}
+        child = value.get("block")
+        return tuple(self.chain(child)) if child is not None else ()
+
+    def field(self, block: dict[str, Any], name: str, default: str | None = None) -> str:
+        value = (block.get("fields") or {}).get(name, default)
+        if value is None:
+            self.problem(block, f"field {name} is missing")
+            return ""
+        return str(value)
+
+    def expression(self, block: dict[str, Any], name: str, place: str = "argument", text: str | None = None) -> ast.Expression:
+        text = self.field(block, name) if text is None else text
+        try:
+            return parse_expression(text, place)
+        except OtterSyntaxError as error:
+            self.problem(block, f"{name} {text!r}: {error.diagnostics[0].message}")
+            return ast.Scalar(parts=(ast.Text(value=text),))
+
+    def variable(self, block: dict[str, Any], text: str) -> ast.VariableRef:
+        expression = self.expression(block, "VARIABLE", text=text)
+        if isinstance(expression, ast.Scalar) and len(expression.parts) == 1 and isinstance(expression.parts[0], ast.VariableRef):
+            return expression.parts[0]
+        if isinstance(expression, ast.VariableRef):
+            return expression
+        self.problem(block, f"{text!r} is not a variable like $name, @name or %name")
+        return ast.VariableRef(sigil="$", name=text.lstrip("$@%") or "x")
+
+    def condition(self, block: dict[str, Any], name: str) -> ast.Predicate:
+        text = self.field(block, name)
+        try:
+            return parse_condition(text)
+        except OtterSyntaxError as error:
+            self.problem(block, f"{name} {text!r}: {error.diagnostics[0].message}")
+            return ast.IsTrue(operand=ast.Scalar(parts=(ast.Text(value=text),)))
+
+    def arguments(self, block: dict[str, Any]) -> tuple[ast.CallArgument, ...]:
+        result: list[ast.CallArgument] = []
+        for item in (block.get("extraState") or {}).get("arguments") or []:
+            comments = tuple(item.get("comments") or ())
+            trailing = item.get("trailingComment")
+            name = str(item.get("name", ""))
+            if "output" in item:
+                variable = self.variable(block, str(item["output"]))
+                result.append(ast.OutputArgument(name=name, variable=variable, comments=comments, trailing_comment=trailing))
+            else:
+                value = self.expression(block, f"argument {name}", text=str(item.get("value", "")))
+                result.append(ast.Argument(name=name, value=value, comments=comments, trailing_comment=trailing))
+        return tuple(result)
+
+    def statement(self, block: dict[str, Any]) -> list[ast.Statement]:
+        kind = block.get("type")
+        extra = block.get("extraState") or {}
+        if kind == RAW:
+            try:
+                statements = list(parse(self.field(block, "TEXT"), name="<raw block>").body)
+            except OtterSyntaxError as error:
+                self.problem(block, error.diagnostics[0].message)
+                return []
+            return statements
+        cls = STATEMENT_TYPES.get(kind)  # type: ignore[arg-type]
+        if cls is None:
+            raise BlocksError(f"unknown block type {kind!r}")
+        common = self.common(block, extra)
+        values: dict[str, Any] = {}
+        if cls is ast.OperationCall:
+            positional = self.field(block, "POSITIONAL", "")
+            values = {
+                "namespace": self.field(block, "NAMESPACE", "") or None,
+                "name": self.field(block, "NAME"),
+                "positional": self.expression(block, "POSITIONAL", "positional") if positional else None,
+                "arguments": self.arguments(block),
+            }
+        elif cls is ast.CallModule:
+            values = {"raft": self.field(block, "RAFT", "") or None, "name": self.field(block, "NAME"), "arguments": self.arguments(block)}
+        elif cls is ast.Block:
+            values = {"body": self.body(block, "BODY")}
+        elif cls is ast.SetVariable:
+            values = {
+                "scope": self.field(block, "SCOPE", "") or None,
+                "variable": self.variable(block, self.field(block, "VARIABLE")),
+                "indexes": tuple(self.expression(block, "index", text=str(t)) for t in extra.get("indexes") or ()),
+                "value": self.expression(block, "VALUE", "line"),
+            }
+        elif cls is ast.GlobalDeclaration:
+            value = self.field(block, "VALUE", "")
+            values = {
+                "variable": self.variable(block, self.field(block, "VARIABLE")),
+                "value": self.expression(block, "VALUE", "line") if value else None,
+            }
+        elif cls is ast.Log:
+            level = self.field(block, "LEVEL", "information")
+            if level not in ast.Log.keyword_by_level:
+                self.problem(block, f"LEVEL {level!r} is not debug, information, warning or error")
+                level = "information"
+            values = {"level": level, "message": self.expression(block, "MESSAGE", "line")}
+        elif cls is ast.If:
+            count = int(extra.get("elseIfCount") or 0)
+            values = {
+                "condition": self.condition(block, "IF0"),
+                "body": self.body(block, "DO0"),
+                "else_ifs": tuple(
+                    ast.ElseIf(condition=self.condition(block, f"IF{n}"), body=self.body(block, f"DO{n}"))
+                    for n in range(1, count + 1)
+                ),
+                "else_body": self.body(block, "ELSE") if extra.get("hasElse") else None,
+            }
+        elif cls is ast.ForEach:
+            values = {
+                "variable": self.variable(block, self.field(block, "VARIABLE")),
+                "source": self.expression(block, "SOURCE", "context"),
+                "body": self.body(block, "BODY"),
+            }
+        elif cls is ast.ContextIteration:
+            values = {"context": self.context(block), "source": self.expression(block, "SOURCE", "context"), "body": self.body(block, "BODY")}
+        elif cls is ast.SetContext:
+            values = {"context": self.context(block), "value": self.expression(block, "VALUE", "context"), "body": self.body(block, "BODY")}
+        elif cls is ast.With:
+            values = {"directives": self.directives(block), "body": self.body(block, "BODY")}
+        elif cls is ast.Try:
+            values = {"body": self.body(block, "BODY"), "catch_body": self.body(block, "CATCH")}
+        elif cls is ast.Await:
+            values = {"token": self.field(block, "TOKEN", "") or None}
+        elif cls is ast.Throw:
+            message = self.field(block, "MESSAGE", "")
+            values = {"message": self.expression(block, "MESSAGE", "line") if message else None}
+        elif cls is ast.Warn:
+            values = {"force": self.field(block, "FORCE", "FALSE").upper() == "TRUE"}
+        elif cls is ast.ModuleDeclaration:
+            values = {"name": self.field(block, "NAME"), "parameters": self.parameters(block, extra), "body": self.body(block, "BODY")}
+        elif cls is ast.Comment:
+            lines = tuple(extra.get("lines") or ())
+            text = self.field(block, "TEXT", "")
+            if "\n".join(ast.comment_text(line) for line in lines) != text:
+                lines = _comments_from_text(text) or ("#",)
+            values = {"lines": lines}
+        return [cls(**values, **common)]
+
+    def common(self, block: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+        description = tuple(extra.get("description") or ())
+        icon = ((block.get("icons") or {}).get("comment") or {}).get("text")
+        if icon is not None and icon != _plain(description):
+            description = _comments_from_text(icon)
+        elif icon is None and description:
+            description = ()  # the user removed the comment
+        return {
+            "description": description,
+            "trailing_comment": extra.get("trailingComment"),
+            "blank_line_before": bool(extra.get("blankLineBefore")),
+        }
+
+    def context(self, block: dict[str, Any]) -> str:
+        context = self.field(block, "CONTEXT", "server")
+        if context not in ("server", "role", "directory", "deployable"):
+            self.problem(block, f"CONTEXT {context!r} is not server, role or directory")
+            return "server"
+        return context
+
+    def directives(self, block: dict[str, Any]) -> tuple[ast.Directive, ...]:
+        text = self.field(block, "DIRECTIVES")
+        try:
+            statement = parse(f"with {text}\n{{\n}}\n").body[0]
+        except OtterSyntaxError as error:
+            self.problem(block, f"DIRECTIVES {text!r}: {error.diagnostics[0].message}")
+            return ()
+        return tuple(ast.Directive(name=d.name, value=d.value) for d in statement.directives)  # type: ignore[attr-defined]
+
+    def parameters(self, block: dict[str, Any], extra: dict[str, Any]) -> tuple[ast.ModuleParameter, ...]:
+        result = []
+        for item in extra.get("parameters") or ():
+            default = item.get("default")
+            result.append(
+                ast.ModuleParameter(
+                    variable=self.variable(block, str(item.get("variable", ""))),
+                    default=self.expression(block, "default", "default", text=str(default)) if default is not None else None,
+                    output=bool(item.get("output")),
+                )
+            )
+        return tuple(result)

@@ -1,0 +1,388 @@
+"""AST -> canonical OtterScript text. The only producer of OtterScript text in the project.
+
+Canonical form: 4-space indent, one statement per line, braces and argument-list parentheses on
+lines of their own as in Inedo's samples, descriptions and comments where they were, at most
+one blank line between statements. A string keeps the quoting its author chose where that is
+still valid, and otherwise takes the plainest form that reads back the same.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from engine import ast
+
+INDENT = "    "
+
+# Where a value stands decides which characters end an unquoted (implicit) string.
+Place = Literal["argument", "line", "positional", "condition", "context", "default", "index"]
+
+STOPPERS: dict[str, re.Pattern[str]] = {
+    "argument": re.compile(r"[,()\n\r]"),
+    "line": re.compile(r"[;\n\r]"),
+    "positional": re.compile(r"[;(\n\r{}]"),
+    "condition": re.compile(r"[(){}\n\r]|==|!=|&&|\|\|"),
+    "context": re.compile(r"[{\n\r]"),
+    "default": re.compile(r"[,>\n\r]"),
+    "index": re.compile(r"[\]\n\r]"),
+}
+# Text that must not start an implicit string: blanks, quotes, a list or map sigil, a swim
+# sentinel, something that reads as a comment.
+BAD_START = re.compile(r"""[\s"']|[@%][A-Za-z({]|>[^>\s]{0,5}>|#|//|/\*|::""")
+CONDITION_BAD_START = re.compile(r"!")
+SIMPLE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+NAME_CHAR = re.compile(r"[A-Za-z0-9_(]")
+DOT_KEY = re.compile(r"[A-Za-z0-9_]+\Z")
+SWIM = re.compile(r">(?P<fish>[^>\s]{0,5})>[\s\S]*?>(?P=fish)>(?!>)")
+SENTINELS = (">>", ">->", ">-->", ">--->", ">---->", ">----->", ">=>", ">==>", ">~~>", ">|>")
+
+
+def format_script(script: ast.Script) -> str:
+    """The canonical text of a script."""
+    writer = _Writer()
+    for header in script.headers:
+        writer.line(0, header)
+    if script.headers and script.body:
+        writer.blank()
+    writer.body(script.body, 0)
+    return writer.text()
+
+
+def format_statement(statement: ast.Statement, indent: int = 0) -> str:
+    writer = _Writer()
+    writer.statement(statement, indent, first=True)
+    return writer.text()
+
+
+def format_expression(expression: ast.Expression, place: Place = "argument") -> str:
+    """The text of a value as it would stand in ``place`` (an argument value by default)."""
+    return _expression(expression, place, 0)
+
+
+def format_condition(predicate: ast.Predicate) -> str:
+    return _predicate(predicate, 0)
+
+
+# ---- values -----------------------------------------------------------------------------------
+
+
+def _expression(expression: ast.Expression, place: str, indent: int) -> str:
+    if isinstance(expression, ast.Scalar):
+        return _scalar(expression, place, indent)
+    if isinstance(expression, ast.VariableRef):
+        return _variable(expression)
+    if isinstance(expression, ast.FunctionCall):
+        return _call(expression, indent)
+    if isinstance(expression, ast.Vector):
+        return "@(" + ", ".join(_expression(item, "argument", indent) for item in expression.items) + ")"
+    if isinstance(expression, ast.Map):
+        entries = (f"{entry.key}: {_expression(entry.value, 'argument', indent)}" for entry in expression.entries)
+        return "%(" + ", ".join(entries) + ")"
+    if isinstance(expression, ast.Index):
+        return _index(expression, indent)
+    raise TypeError(f"not an expression: {type(expression).__name__}")
+
+
+def _variable(variable: ast.VariableRef) -> str:
+    if SIMPLE_NAME.match(variable.name):
+        return f"{variable.sigil}{variable.name}"
+    return f"{variable.sigil}{{{variable.name}}}"
+
+
+def _call(call: ast.FunctionCall, indent: int) -> str:
+    args = ", ".join(_expression(arg, "argument", indent) for arg in call.args)
+    return f"{call.sigil}{call.name}({args})"
+
+
+def _index(index: ast.Index, indent: int) -> str:
+    target = _expression(index.target, "argument", indent)
+    key = index.key
+    if index.dotted and isinstance(key, ast.Scalar):
+        literal = key.literal
+        if literal is not None and DOT_KEY.match(literal):
+            return f"{target}.{literal}"
+    return f"{target}[{_expression(key, 'index', indent)}]"
+
+
+def _scalar(scalar: ast.Scalar, place: str, indent: int) -> str:
+    parts = scalar.parts
+    if not parts:
+        return '""'
+    has_newline = any(isinstance(part, ast.Text) and ("\n" in part.value or "\r" in part.value) for part in parts)
+    style = scalar.style
+    if style == "implicit" and _implicit_ok(parts, place):
+        return _parts(parts, "implicit", indent)
+    if style == "swim" or has_newline:
+        return _swim(parts, indent)
+    quote = "'" if style == "single" else '"'
+    texts = "".join(part.value for part in parts if isinstance(part, ast.Text))
+    if quote in texts and ('"' if quote == "'" else "'") not in texts:
+        quote = '"' if quote == "'" else "'"
+    return quote + _parts(parts, quote, indent) + quote
+
+
+def _implicit_ok(parts: tuple[ast.ScalarPart, ...], place: str) -> bool:
+    first, last = parts[0], parts[-1]
+    if isinstance(first, ast.Text):
+        if BAD_START.match(first.value) or (place == "condition" and CONDITION_BAD_START.match(first.value)):
+            return False
+    if isinstance(last, ast.Text) and last.value[-1:].isspace():
+        return False
+    stopper = STOPPERS[place]
+    for part in parts:
+        if isinstance(part, ast.Text) and (stopper.search(part.value) or "\t" in part.value):
+            return False
+    return True
+
+
+def _parts(parts: tuple[ast.ScalarPart, ...], quote: str, indent: int) -> str:
+    out: list[str] = []
+    for position, part in enumerate(parts):
+        if isinstance(part, ast.Text):
+            out.append(_escape(part.value, quote))
+        elif isinstance(part, ast.VariableRef):
+            following = parts[position + 1] if position + 1 < len(parts) else None
+            glued = isinstance(following, ast.Text) and NAME_CHAR.match(following.value)
+            if SIMPLE_NAME.match(part.name) and not glued:
+                out.append(f"${part.name}")
+            else:
+                out.append(f"${{{part.name}}}")
+        elif isinstance(part, ast.FunctionCall):
+            out.append(_call(part, indent))
+        elif isinstance(part, ast.Interpolation):
+            out.append(f"$({_expression(part.expression, 'argument', indent)})")
+        else:  # pragma: no cover - the AST allows nothing else
+            raise TypeError(f"not a scalar part: {type(part).__name__}")
+    return "".join(out)
+
+
+def _escape(text: str, quote: str) -> str:
+    text = text.replace("`", "``").replace("$", "`$")
+    if quote == "swim":
+        return text
+    text = text.replace("\t", "`t").replace("\r", "`r").replace("\n", "`n")
+    if quote in ("'", '"'):
+        text = text.replace(quote, "`" + quote)
+    return text
+
+
+def _swim(parts: tuple[ast.ScalarPart, ...], indent: int) -> str:
+    body = _parts(parts, "swim", indent)
+    multiline = "\n" in body
+    # a sentinel absent from the text reads best; any that reads back the same will do
+    for sentinel in sorted(SENTINELS, key=lambda s: s in body):
+        if multiline:
+            candidate = f"{sentinel}\n{body}\n{INDENT * indent}{sentinel}"
+        else:
+            candidate = f"{sentinel}{body}{sentinel}"
+        match = SWIM.match(candidate)
+        if match is not None and match.end() == len(candidate):
+            return candidate
+    # every sentinel occurs in the text: fall back to a quoted string with escapes
+    return '"' + _parts(parts, '"', indent) + '"'
+
+
+# ---- conditions -------------------------------------------------------------------------------
+
+_PRECEDENCE = {ast.Or: 1, ast.And: 2, ast.Not: 3, ast.Compare: 4, ast.IsTrue: 4}
+
+
+def _predicate(predicate: ast.Predicate, parent: int) -> str:
+    own = _PRECEDENCE[type(predicate)]
+    if isinstance(predicate, ast.Or | ast.And):
+        joiner = " || " if isinstance(predicate, ast.Or) else " && "
+        text = joiner.join(_predicate(operand, own + 1) for operand in predicate.operands)
+    elif isinstance(predicate, ast.Not):
+        text = "!" + _predicate(predicate.operand, own)
+    elif isinstance(predicate, ast.Compare):
+        text = f"{_expression(predicate.left, 'condition', 0)} {predicate.operator} {_expression(predicate.right, 'condition', 0)}"
+    elif isinstance(predicate, ast.IsTrue):
+        text = _expression(predicate.operand, "condition", 0)
+    else:  # pragma: no cover
+        raise TypeError(f"not a predicate: {type(predicate).__name__}")
+    return f"({text})" if own < parent else text
+
+
+# ---- statements -------------------------------------------------------------------------------
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n" if self.lines else ""
+
+    def line(self, indent: int, text: str) -> None:
+        self.lines.append(INDENT * indent + text if text else "")
+
+    def blank(self) -> None:
+        if self.lines and self.lines[-1] != "":
+            self.lines.append("")
+
+    def comments(self, indent: int, comments: tuple[str, ...]) -> None:
+        for comment in comments:
+            self.line(indent, comment)
+
+    def end(self, text: str, trailing: str | None) -> None:
+        """Append to the last line, with a trailing comment."""
+        self.lines[-1] += text
+        if trailing:
+            self.lines[-1] += " " + trailing
+
+    def body(self, body: ast.Body, indent: int) -> None:
+        previous: ast.Statement | None = None
+        for statement in body:
+            if previous is not None and (statement.blank_line_before or isinstance(previous, ast.Comment)):
+                self.blank()
+            self.statement(statement, indent, first=previous is None)
+            previous = statement
+
+    def block(self, body: ast.Body, indent: int) -> None:
+        self.line(indent, "{")
+        self.body(body, indent + 1)
+        self.line(indent, "}")
+
+    def statement(self, statement: ast.Statement, indent: int, first: bool = False) -> None:
+        self.comments(indent, statement.description)
+        method = getattr(self, "visit_" + type(statement).__name__)
+        method(statement, indent)
+
+    # one method per statement type
+
+    def visit_Comment(self, node: ast.Comment, indent: int) -> None:
+        self.comments(indent, node.lines)
+
+    def visit_OperationCall(self, node: ast.OperationCall, indent: int) -> None:
+        head = node.qualified_name
+        if node.positional is not None:
+            head += " " + _expression(node.positional, "positional", indent)
+        self.call(head, node.arguments, node.trailing_comment, indent)
+
+    def visit_CallModule(self, node: ast.CallModule, indent: int) -> None:
+        head = f"call {node.raft}::{node.name}" if node.raft else f"call {node.name}"
+        self.call(head, node.arguments, node.trailing_comment, indent)
+
+    def call(self, head: str, arguments: tuple[ast.CallArgument, ...], trailing: str | None, indent: int) -> None:
+        self.line(indent, head)
+        if not arguments:
+            self.end(";", trailing)
+            return
+        self.line(indent, "(")
+        for position, argument in enumerate(arguments):
+            self.comments(indent + 1, argument.comments)
+            if isinstance(argument, ast.Argument):
+                text = f"{argument.name}: {_expression(argument.value, 'argument', indent + 1)}"
+            else:
+                text = f"{argument.name} => {_variable(argument.variable)}"
+            self.line(indent + 1, text)
+            self.end("," if position < len(arguments) - 1 else "", argument.trailing_comment)
+        self.line(indent, ")")
+        self.end(";", trailing)
+
+    def visit_Block(self, node: ast.Block, indent: int) -> None:
+        self.block(node.body, indent)
+        self.end("", node.trailing_comment)
+
+    def visit_SetVariable(self, node: ast.SetVariable, indent: int) -> None:
+        scope = f"{node.scope} " if node.scope else ""
+        indexes = "".join(f"[{_expression(key, 'index', indent)}]" for key in node.indexes)
+        value = _expression(node.value, "line", indent)
+        self.line(indent, f"set {scope}{_variable(node.variable)}{indexes} = {value}")
+        self.end(";", node.trailing_comment)
+
+    def visit_GlobalDeclaration(self, node: ast.GlobalDeclaration, indent: int) -> None:
+        value = f" = {_expression(node.value, 'line', indent)}" if node.value is not None else ""
+        self.line(indent, f"global {_variable(node.variable)}{value}")
+        self.end(";", node.trailing_comment)
+
+    def visit_Log(self, node: ast.Log, indent: int) -> None:
+        self.line(indent, f"{ast.Log.keyword_by_level[node.level]} {_expression(node.message, 'line', indent)}")
+        self.end(";", node.trailing_comment)
+
+    def visit_If(self, node: ast.If, indent: int) -> None:
+        self.line(indent, f"if {_predicate(node.condition, 0)}")
+        self.block(node.body, indent)
+        for clause in node.else_ifs:
+            self.line(indent, f"else if {_predicate(clause.condition, 0)}")
+            self.block(clause.body, indent)
+        if node.else_body is not None:
+            self.line(indent, "else")
+            self.block(node.else_body, indent)
+        self.end("", node.trailing_comment)
+
+    def visit_ForEach(self, node: ast.ForEach, indent: int) -> None:
+        self.line(indent, f"foreach {_variable(node.variable)} in {_expression(node.source, 'context', indent)}")
+        self.block(node.body, indent)
+        self.end("", node.trailing_comment)
+
+    def visit_ContextIteration(self, node: ast.ContextIteration, indent: int) -> None:
+        self.line(indent, f"foreach {node.context} in {_expression(node.source, 'context', indent)}")
+        self.block(node.body, indent)
+        self.end("", node.trailing_comment)
+
+    def visit_SetContext(self, node: ast.SetContext, indent: int) -> None:
+        self.line(indent, f"for {node.context} {_expression(node.value, 'context', indent)}")
+        self.block(node.body, indent)
+        self.end("", node.trailing_comment)
+
+    def visit_With(self, node: ast.With, indent: int) -> None:
+        directives = ", ".join(d.name if d.value is None else f"{d.name}={d.value}" for d in node.directives)
+        self.line(indent, f"with {directives}")
+        self.block(node.body, indent)
+        self.end("", node.trailing_comment)
+
+    def visit_Try(self, node: ast.Try, indent: int) -> None:
+        self.line(indent, "try")
+        self.block(node.body, indent)
+        self.line(indent, "catch")
+        self.block(node.catch_body, indent)
+        self.end("", node.trailing_comment)
+
+    def visit_Await(self, node: ast.Await, indent: int) -> None:
+        self.simple(f"await {node.token}" if node.token else "await", node, indent)
+
+    def visit_Throw(self, node: ast.Throw, indent: int) -> None:
+        text = "throw" if node.message is None else f"throw {_expression(node.message, 'line', indent)}"
+        self.simple(text, node, indent)
+
+    def visit_Fail(self, node: ast.Fail, indent: int) -> None:
+        self.simple("fail", node, indent)
+
+    def visit_Error(self, node: ast.Error, indent: int) -> None:
+        self.simple("error", node, indent)
+
+    def visit_Warn(self, node: ast.Warn, indent: int) -> None:
+        self.simple("force warn" if node.force else "warn", node, indent)
+
+    def visit_ForceNormal(self, node: ast.ForceNormal, indent: int) -> None:
+        self.simple("force normal", node, indent)
+
+    def visit_Break(self, node: ast.Break, indent: int) -> None:
+        self.simple("break", node, indent)
+
+    def visit_Continue(self, node: ast.Continue, indent: int) -> None:
+        self.simple("continue", node, indent)
+
+    def visit_Return(self, node: ast.Return, indent: int) -> None:
+        self.simple("return", node, indent)
+
+    def simple(self, text: str, node: ast.Statement, indent: int) -> None:
+        self.line(indent, text)
+        self.end(";", node.trailing_comment)
+
+    def visit_ModuleDeclaration(self, node: ast.ModuleDeclaration, indent: int) -> None:
+        head = f"module {node.name}"
+        if node.parameters:
+            head += "<" + ", ".join(_parameter(p, indent) for p in node.parameters) + ">"
+        self.line(indent, head)
+        self.block(node.body, indent)
+        self.end("", node.trailing_comment)
+
+
+def _parameter(parameter: ast.ModuleParameter, indent: int) -> str:
+    text = ("out " if parameter.output else "") + _variable(parameter.variable)
+    if parameter.default is not None:
+        text += " = " + _expression(parameter.default, "default", indent)
+    return text

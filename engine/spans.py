@@ -1,0 +1,46 @@
+"""Source positions: 0-based offsets (for editors) and 1-based lines and columns (for people)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A range of source text. ``end`` and ``end_column`` are exclusive."""
+
+    start: int
+    end: int
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def merge(self, other: Span | None) -> Span:
+        """The smallest span covering this span and ``other``."""
+        if other is None:
+            return self
+        first = self if self.start <= other.start else other
+        last = self if self.end >= other.end else other
+        return Span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+        }
+
+
+def span_at(text: str, offset: int, length: int = 1) -> Span:
+    """The span of ``length`` characters of ``text`` starting at ``offset``."""
+    offset = max(0, min(offset, len(text)))
+    end = max(offset, min(offset + length, len(text)))
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    end_line = line + text.count("\n", offset, end)
+    end_column = end - (text.rfind("\n", 0, end) + 1) + 1
+    return Span(offset, end, line, column, end_line, end_column)

@@ -1,0 +1,1 @@
+"""OtterWeb: the Django project around the OtterScript engine."""

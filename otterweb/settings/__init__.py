@@ -1,0 +1,1 @@
+"""Settings, split by purpose: base (shared), dev (make run), test (pytest), prod (deployments)."""

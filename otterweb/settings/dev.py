@@ -1,0 +1,9 @@
+"""`make run`: the embedded default on one machine, nothing else to install."""
+
+from otterweb.settings.base import *  # noqa: F403
+from otterweb.settings.base import DATA_DIR, SECRET_KEY
+
+DEBUG = True
+# A development key is fine here: `make run` binds to 127.0.0.1 only.
+SECRET_KEY = SECRET_KEY or "otterweb-development-only-key-not-for-production"
+DATA_DIR.mkdir(parents=True, exist_ok=True)

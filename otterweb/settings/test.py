@@ -1,0 +1,9 @@
+"""pytest: an in-memory database and fast password hashing."""
+
+from otterweb.settings.base import *  # noqa: F403
+
+DEBUG = False
+SECRET_KEY = "otterweb-test-key"
+DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+LOGGING = {"version": 1, "disable_existing_loggers": False}

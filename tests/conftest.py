@@ -1,0 +1,26 @@
+"""Shared test fixtures. The corpus is read in place from ../shared, never copied."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "otterscript" / "corpus"
+
+
+def corpus_index() -> dict[str, str]:
+    """File name -> flags, from the corpus's INDEX.tsv."""
+    index = {}
+    for line in (CORPUS / "INDEX.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        columns = line.split("\t")
+        index[columns[0]] = columns[2] if len(columns) > 2 else ""
+    return index
+
+
+@pytest.fixture(scope="session")
+def corpus() -> dict[str, tuple[str, str]]:
+    """File name -> (text, flags) for every corpus file. Fails, never skips, without it."""
+    assert CORPUS.is_dir(), f"the OtterScript corpus must be at {CORPUS} (../shared beside the repository)"
+    return {name: ((CORPUS / name).read_text(encoding="utf-8"), flags) for name, flags in corpus_index().items()}
