@@ -23,6 +23,7 @@ run: migrate
 
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 test: setup lint
 	$(VENV)/bin/pytest

@@ -88,7 +88,10 @@ def command_unblocks(args: argparse.Namespace) -> int:
         data = json.loads(_read(args.file))
         script = from_blocks(data)
     except json.JSONDecodeError as error:
-        print(f"{args.file}:{error.lineno}:{error.colno}: error: not JSON: {error.msg}", file=sys.stderr)
+        print(
+            f"{args.file}:{error.lineno}:{error.colno}: error: not JSON: {error.msg}",
+            file=sys.stderr,
+        )
         return 2
     except BlocksError as error:
         print(f"{args.file}: error: {error}", file=sys.stderr)
@@ -102,24 +105,32 @@ def command_unblocks(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m engine", description="OtterScript tools. FILE may be - for standard input.")
+    parser = argparse.ArgumentParser(
+        prog="python -m engine", description="OtterScript tools. FILE may be - for standard input."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     check_parser = commands.add_parser("check", help="report syntax errors and check problems")
     check_parser.add_argument("files", nargs="+", metavar="FILE")
-    check_parser.add_argument("--json", action="store_true", help='print [{"file": ..., "diagnostics": [...]}]')
+    check_parser.add_argument(
+        "--json", action="store_true", help='print [{"file": ..., "diagnostics": [...]}]'
+    )
     check_parser.set_defaults(run=command_check)
 
     format_parser = commands.add_parser("format", help="print the canonical text")
     format_parser.add_argument("file", metavar="FILE")
-    format_parser.add_argument("--check", action="store_true", help="exit 1 when the file is not canonical")
+    format_parser.add_argument(
+        "--check", action="store_true", help="exit 1 when the file is not canonical"
+    )
     format_parser.set_defaults(run=command_format)
 
     blocks_parser = commands.add_parser("blocks", help="print the Blockly workspace JSON")
     blocks_parser.add_argument("file", metavar="FILE")
     blocks_parser.set_defaults(run=command_blocks)
 
-    unblocks_parser = commands.add_parser("unblocks", help="print the text of a Blockly workspace JSON file")
+    unblocks_parser = commands.add_parser(
+        "unblocks", help="print the text of a Blockly workspace JSON file"
+    )
     unblocks_parser.add_argument("file", metavar="FILE.json")
     unblocks_parser.set_defaults(run=command_unblocks)
     return parser

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from typing import ClassVar, Literal, TypeAlias, Union
+from typing import ClassVar, Literal, TypeAlias
 
 from engine.errors import Diagnostic
 from engine.spans import Span
@@ -86,7 +86,7 @@ class Interpolation(Node):
     expression: Expression
 
 
-ScalarPart: TypeAlias = Union[Text, VariableRef, FunctionCall, Interpolation]
+ScalarPart: TypeAlias = Text | VariableRef | FunctionCall | Interpolation
 
 
 @node
@@ -133,7 +133,7 @@ class Index(Node):
     dotted: bool = field(default=False, compare=False)
 
 
-Expression: TypeAlias = Union[Scalar, Vector, Map, VariableRef, FunctionCall, Index]
+Expression: TypeAlias = Scalar | Vector | Map | VariableRef | FunctionCall | Index
 
 
 def kind_of(expression: Expression) -> Sigil | None:
@@ -184,7 +184,7 @@ class IsTrue(Node):
     operand: Expression
 
 
-Predicate: TypeAlias = Union[Or, And, Not, Compare, IsTrue]
+Predicate: TypeAlias = Or | And | Not | Compare | IsTrue
 
 
 # ---- statements ----------------------------------------------------------------------------
@@ -232,7 +232,7 @@ class OutputArgument(Node):
     trailing_comment: str | None = None
 
 
-CallArgument: TypeAlias = Union[Argument, OutputArgument]
+CallArgument: TypeAlias = Argument | OutputArgument
 
 
 @node

@@ -62,7 +62,9 @@ def from_blocks(data: dict[str, Any]) -> ast.Script:
     headers = (data.get(WORKSPACE_KEY) or {}).get("headers") or []
     reader = _Reader()
     body: list[ast.Statement] = []
-    for top in sorted(blocks, key=lambda b: (b.get("y", 0), b.get("x", 0)) if isinstance(b, dict) else (0, 0)):
+    for top in sorted(
+        blocks, key=lambda b: (b.get("y", 0), b.get("x", 0)) if isinstance(b, dict) else (0, 0)
+    ):
         body.extend(reader.chain(top))
     if reader.diagnostics:
         raise OtterSyntaxError(reader.diagnostics, name="<blocks>")
@@ -121,7 +123,11 @@ def _block(statement: ast.Statement, ids: itertools.count) -> dict[str, Any]:
     if isinstance(statement, ast.OperationCall):
         fields["NAMESPACE"] = statement.namespace or ""
         fields["NAME"] = statement.name
-        fields["POSITIONAL"] = "" if statement.positional is None else format_expression(statement.positional, "positional")
+        fields["POSITIONAL"] = (
+            ""
+            if statement.positional is None
+            else format_expression(statement.positional, "positional")
+        )
         extra["arguments"] = _arguments(statement.arguments)
     elif isinstance(statement, ast.CallModule):
         fields["RAFT"] = statement.raft or ""
@@ -137,7 +143,9 @@ def _block(statement: ast.Statement, ids: itertools.count) -> dict[str, Any]:
             extra["indexes"] = [format_expression(key) for key in statement.indexes]
     elif isinstance(statement, ast.GlobalDeclaration):
         fields["VARIABLE"] = format_expression(statement.variable)
-        fields["VALUE"] = "" if statement.value is None else format_expression(statement.value, "line")
+        fields["VALUE"] = (
+            "" if statement.value is None else format_expression(statement.value, "line")
+        )
     elif isinstance(statement, ast.Log):
         fields["LEVEL"] = statement.level
         fields["MESSAGE"] = format_expression(statement.message, "line")
@@ -164,7 +172,9 @@ def _block(statement: ast.Statement, ids: itertools.count) -> dict[str, Any]:
         fields["VALUE"] = format_expression(statement.value, "context")
         body("BODY", statement.body)
     elif isinstance(statement, ast.With):
-        fields["DIRECTIVES"] = ", ".join(d.name if d.value is None else f"{d.name}={d.value}" for d in statement.directives)
+        fields["DIRECTIVES"] = ", ".join(
+            d.name if d.value is None else f"{d.name}={d.value}" for d in statement.directives
+        )
         body("BODY", statement.body)
     elif isinstance(statement, ast.Try):
         body("BODY", statement.body)
@@ -172,7 +182,9 @@ def _block(statement: ast.Statement, ids: itertools.count) -> dict[str, Any]:
     elif isinstance(statement, ast.Await):
         fields["TOKEN"] = statement.token or ""
     elif isinstance(statement, ast.Throw):
-        fields["MESSAGE"] = "" if statement.message is None else format_expression(statement.message, "line")
+        fields["MESSAGE"] = (
+            "" if statement.message is None else format_expression(statement.message, "line")
+        )
     elif isinstance(statement, ast.Warn):
         fields["FORCE"] = "TRUE" if statement.force else "FALSE"
     elif isinstance(statement, ast.ModuleDeclaration):
@@ -181,7 +193,11 @@ def _block(statement: ast.Statement, ids: itertools.count) -> dict[str, Any]:
             {
                 "variable": format_expression(p.variable),
                 "output": p.output,
-                **({"default": format_expression(p.default, "default")} if p.default is not None else {}),
+                **(
+                    {"default": format_expression(p.default, "default")}
+                    if p.default is not None
+                    else {}
+                ),
             }
             for p in statement.parameters
         ]
@@ -189,7 +205,9 @@ def _block(statement: ast.Statement, ids: itertools.count) -> dict[str, Any]:
     elif isinstance(statement, ast.Comment):
         fields["TEXT"] = "\n".join(ast.comment_text(line) for line in statement.lines)
         extra["lines"] = list(statement.lines)
-    elif isinstance(statement, ast.Fail | ast.Error | ast.ForceNormal | ast.Break | ast.Continue | ast.Return):
+    elif isinstance(
+        statement, ast.Fail | ast.Error | ast.ForceNormal | ast.Break | ast.Continue | ast.Return
+    ):
         pass
     else:  # a statement with no block form of its own keeps its text
         block["type"] = RAW
@@ -197,7 +215,14 @@ def _block(statement: ast.Statement, ids: itertools.count) -> dict[str, Any]:
 
     if statement.description:
         extra["description"] = list(statement.description)
-        block["icons"] = {"comment": {"text": _plain(statement.description), "pinned": False, "height": 80, "width": 240}}
+        block["icons"] = {
+            "comment": {
+                "text": _plain(statement.description),
+                "pinned": False,
+                "height": 80,
+                "width": 240,
+            }
+        }
     if statement.trailing_comment is not None:
         extra["trailingComment"] = statement.trailing_comment
     if statement.blank_line_before:
@@ -255,7 +280,9 @@ class _Reader:
             return ""
         return str(value)
 
-    def expression(self, block: dict[str, Any], name: str, place: str = "argument", text: str | None = None) -> ast.Expression:
+    def expression(
+        self, block: dict[str, Any], name: str, place: str = "argument", text: str | None = None
+    ) -> ast.Expression:
         text = self.field(block, name) if text is None else text
         try:
             return parse_expression(text, place)
@@ -265,7 +292,11 @@ class _Reader:
 
     def variable(self, block: dict[str, Any], text: str) -> ast.VariableRef:
         expression = self.expression(block, "VARIABLE", text=text)
-        if isinstance(expression, ast.Scalar) and len(expression.parts) == 1 and isinstance(expression.parts[0], ast.VariableRef):
+        if (
+            isinstance(expression, ast.Scalar)
+            and len(expression.parts) == 1
+            and isinstance(expression.parts[0], ast.VariableRef)
+        ):
             return expression.parts[0]
         if isinstance(expression, ast.VariableRef):
             return expression
@@ -288,10 +319,18 @@ class _Reader:
             name = str(item.get("name", ""))
             if "output" in item:
                 variable = self.variable(block, str(item["output"]))
-                result.append(ast.OutputArgument(name=name, variable=variable, comments=comments, trailing_comment=trailing))
+                result.append(
+                    ast.OutputArgument(
+                        name=name, variable=variable, comments=comments, trailing_comment=trailing
+                    )
+                )
             else:
                 value = self.expression(block, f"argument {name}", text=str(item.get("value", "")))
-                result.append(ast.Argument(name=name, value=value, comments=comments, trailing_comment=trailing))
+                result.append(
+                    ast.Argument(
+                        name=name, value=value, comments=comments, trailing_comment=trailing
+                    )
+                )
         return tuple(result)
 
     def statement(self, block: dict[str, Any]) -> list[ast.Statement]:
@@ -314,18 +353,26 @@ class _Reader:
             values = {
                 "namespace": self.field(block, "NAMESPACE", "") or None,
                 "name": self.field(block, "NAME"),
-                "positional": self.expression(block, "POSITIONAL", "positional") if positional else None,
+                "positional": self.expression(block, "POSITIONAL", "positional")
+                if positional
+                else None,
                 "arguments": self.arguments(block),
             }
         elif cls is ast.CallModule:
-            values = {"raft": self.field(block, "RAFT", "") or None, "name": self.field(block, "NAME"), "arguments": self.arguments(block)}
+            values = {
+                "raft": self.field(block, "RAFT", "") or None,
+                "name": self.field(block, "NAME"),
+                "arguments": self.arguments(block),
+            }
         elif cls is ast.Block:
             values = {"body": self.body(block, "BODY")}
         elif cls is ast.SetVariable:
             values = {
                 "scope": self.field(block, "SCOPE", "") or None,
                 "variable": self.variable(block, self.field(block, "VARIABLE")),
-                "indexes": tuple(self.expression(block, "index", text=str(t)) for t in extra.get("indexes") or ()),
+                "indexes": tuple(
+                    self.expression(block, "index", text=str(t)) for t in extra.get("indexes") or ()
+                ),
                 "value": self.expression(block, "VALUE", "line"),
             }
         elif cls is ast.GlobalDeclaration:
@@ -346,7 +393,9 @@ class _Reader:
                 "condition": self.condition(block, "IF0"),
                 "body": self.body(block, "DO0"),
                 "else_ifs": tuple(
-                    ast.ElseIf(condition=self.condition(block, f"IF{n}"), body=self.body(block, f"DO{n}"))
+                    ast.ElseIf(
+                        condition=self.condition(block, f"IF{n}"), body=self.body(block, f"DO{n}")
+                    )
                     for n in range(1, count + 1)
                 ),
                 "else_body": self.body(block, "ELSE") if extra.get("hasElse") else None,
@@ -358,9 +407,17 @@ class _Reader:
                 "body": self.body(block, "BODY"),
             }
         elif cls is ast.ContextIteration:
-            values = {"context": self.context(block), "source": self.expression(block, "SOURCE", "context"), "body": self.body(block, "BODY")}
+            values = {
+                "context": self.context(block),
+                "source": self.expression(block, "SOURCE", "context"),
+                "body": self.body(block, "BODY"),
+            }
         elif cls is ast.SetContext:
-            values = {"context": self.context(block), "value": self.expression(block, "VALUE", "context"), "body": self.body(block, "BODY")}
+            values = {
+                "context": self.context(block),
+                "value": self.expression(block, "VALUE", "context"),
+                "body": self.body(block, "BODY"),
+            }
         elif cls is ast.With:
             values = {"directives": self.directives(block), "body": self.body(block, "BODY")}
         elif cls is ast.Try:
@@ -373,7 +430,11 @@ class _Reader:
         elif cls is ast.Warn:
             values = {"force": self.field(block, "FORCE", "FALSE").upper() == "TRUE"}
         elif cls is ast.ModuleDeclaration:
-            values = {"name": self.field(block, "NAME"), "parameters": self.parameters(block, extra), "body": self.body(block, "BODY")}
+            values = {
+                "name": self.field(block, "NAME"),
+                "parameters": self.parameters(block, extra),
+                "body": self.body(block, "BODY"),
+            }
         elif cls is ast.Comment:
             lines = tuple(extra.get("lines") or ())
             text = self.field(block, "TEXT", "")
@@ -411,14 +472,18 @@ class _Reader:
             return ()
         return tuple(ast.Directive(name=d.name, value=d.value) for d in statement.directives)  # type: ignore[attr-defined]
 
-    def parameters(self, block: dict[str, Any], extra: dict[str, Any]) -> tuple[ast.ModuleParameter, ...]:
+    def parameters(
+        self, block: dict[str, Any], extra: dict[str, Any]
+    ) -> tuple[ast.ModuleParameter, ...]:
         result = []
         for item in extra.get("parameters") or ():
             default = item.get("default")
             result.append(
                 ast.ModuleParameter(
                     variable=self.variable(block, str(item.get("variable", ""))),
-                    default=self.expression(block, "default", "default", text=str(default)) if default is not None else None,
+                    default=self.expression(block, "default", "default", text=str(default))
+                    if default is not None
+                    else None,
                     output=bool(item.get("output")),
                 )
             )

@@ -23,7 +23,9 @@ class Diagnostic:
     code: str = "syntax"
 
     @classmethod
-    def at(cls, span: Span, message: str, *, severity: Severity = "error", code: str = "syntax") -> Diagnostic:
+    def at(
+        cls, span: Span, message: str, *, severity: Severity = "error", code: str = "syntax"
+    ) -> Diagnostic:
         return cls(span.line, span.column, span.end_line, span.end_column, severity, message, code)
 
     @property
@@ -50,7 +52,11 @@ class Diagnostic:
         if not 0 < self.line <= len(lines):
             return head
         source = lines[self.line - 1]
-        width = self.end_column - self.column if self.end_line == self.line else len(source) - self.column + 1
+        width = (
+            self.end_column - self.column
+            if self.end_line == self.line
+            else len(source) - self.column + 1
+        )
         caret = " " * (self.column - 1) + "^" * max(1, width)
         return f"{head}\n    {source}\n    {caret}"
 
@@ -66,7 +72,9 @@ class OtterError(Exception):
 class OtterSyntaxError(OtterError):
     """A script that does not parse. ``diagnostics`` holds every problem found, errors first."""
 
-    def __init__(self, diagnostics: list[Diagnostic], name: str = "<script>", text: str | None = None):
+    def __init__(
+        self, diagnostics: list[Diagnostic], name: str = "<script>", text: str | None = None
+    ):
         self.diagnostics = sorted(diagnostics, key=sort_key)
         self.name = name
         self.text = text

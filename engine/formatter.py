@@ -31,6 +31,7 @@ STOPPERS: dict[str, re.Pattern[str]] = {
 # sentinel, something that reads as a comment.
 BAD_START = re.compile(r"""[\s"']|[@%][A-Za-z({]|>[^>\s]{0,5}>|#|//|/\*|::""")
 CONDITION_BAD_START = re.compile(r"!")
+COMMENT_INSIDE = re.compile(r"[ \t](#|//|/\*)([ \t]|$)")
 SIMPLE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 NAME_CHAR = re.compile(r"[A-Za-z0-9_(]")
 DOT_KEY = re.compile(r"[A-Za-z0-9_]+\Z")
@@ -75,9 +76,16 @@ def _expression(expression: ast.Expression, place: str, indent: int) -> str:
     if isinstance(expression, ast.FunctionCall):
         return _call(expression, indent)
     if isinstance(expression, ast.Vector):
-        return "@(" + ", ".join(_expression(item, "argument", indent) for item in expression.items) + ")"
+        return (
+            "@("
+            + ", ".join(_expression(item, "argument", indent) for item in expression.items)
+            + ")"
+        )
     if isinstance(expression, ast.Map):
-        entries = (f"{entry.key}: {_expression(entry.value, 'argument', indent)}" for entry in expression.entries)
+        entries = (
+            f"{entry.key}: {_expression(entry.value, 'argument', indent)}"
+            for entry in expression.entries
+        )
         return "%(" + ", ".join(entries) + ")"
     if isinstance(expression, ast.Index):
         return _index(expression, indent)
@@ -106,32 +114,54 @@ def _index(index: ast.Index, indent: int) -> str:
 
 
 def _scalar(scalar: ast.Scalar, place: str, indent: int) -> str:
-    parts = scalar.parts
+    parts = tuple(
+        part for part in scalar.parts if not (isinstance(part, ast.Text) and not part.value)
+    )
     if not parts:
         return '""'
-    has_newline = any(isinstance(part, ast.Text) and ("\n" in part.value or "\r" in part.value) for part in parts)
+    has_newline = any(
+        isinstance(part, ast.Text) and ("\n" in part.value or "\r" in part.value) for part in parts
+    )
     style = scalar.style
     if style == "implicit" and _implicit_ok(parts, place):
         return _parts(parts, "implicit", indent)
-    if style == "swim" or has_newline:
+    if (style == "swim" or has_newline) and place != "default":
+        # (a module parameter's default is followed by '>', which would read as the sentinel's)
         return _swim(parts, indent)
-    quote = "'" if style == "single" else '"'
+    return _quoted(parts, "'" if style == "single" else '"', indent)
+
+
+def _quoted(parts: tuple[ast.ScalarPart, ...], preferred: str, indent: int) -> str:
+    """A quoted string, in the preferred quote unless the text reads better in the other. A
+    quote or a line break inside an expansion (``$F("x")``) would end the string: then the
+    other quote, or a swim string."""
+    other = '"' if preferred == "'" else "'"
     texts = "".join(part.value for part in parts if isinstance(part, ast.Text))
-    if quote in texts and ('"' if quote == "'" else "'") not in texts:
-        quote = '"' if quote == "'" else "'"
-    return quote + _parts(parts, quote, indent) + quote
+    order = (other, preferred) if preferred in texts and other not in texts else (preferred, other)
+    expansions = "".join(
+        _parts((part,), "implicit", indent) for part in parts if not isinstance(part, ast.Text)
+    )
+    if "\n" not in expansions:
+        for quote in order:
+            if quote not in expansions:
+                return quote + _parts(parts, quote, indent) + quote
+    return _swim(parts, indent)
 
 
 def _implicit_ok(parts: tuple[ast.ScalarPart, ...], place: str) -> bool:
     first, last = parts[0], parts[-1]
-    if isinstance(first, ast.Text):
-        if BAD_START.match(first.value) or (place == "condition" and CONDITION_BAD_START.match(first.value)):
-            return False
+    if isinstance(first, ast.Text) and (
+        BAD_START.match(first.value)
+        or (place == "condition" and CONDITION_BAD_START.match(first.value))
+    ):
+        return False
     if isinstance(last, ast.Text) and last.value[-1:].isspace():
         return False
     stopper = STOPPERS[place]
     for part in parts:
-        if isinstance(part, ast.Text) and (stopper.search(part.value) or "\t" in part.value):
+        if isinstance(part, ast.Text) and (
+            stopper.search(part.value) or "\t" in part.value or COMMENT_INSIDE.search(part.value)
+        ):
             return False
     return True
 
@@ -170,6 +200,9 @@ def _escape(text: str, quote: str) -> str:
 def _swim(parts: tuple[ast.ScalarPart, ...], indent: int) -> str:
     body = _parts(parts, "swim", indent)
     multiline = "\n" in body
+    if multiline and body.endswith("\r"):
+        # the parser drops a line break before the closing sentinel: keep this one escaped
+        return '"' + _parts(parts, '"', indent) + '"'
     # a sentinel absent from the text reads best; any that reads back the same will do
     for sentinel in sorted(SENTINELS, key=lambda s: s in body):
         if multiline:
@@ -234,7 +267,9 @@ class _Writer:
     def body(self, body: ast.Body, indent: int) -> None:
         previous: ast.Statement | None = None
         for statement in body:
-            if previous is not None and (statement.blank_line_before or isinstance(previous, ast.Comment)):
+            if previous is not None and (
+                statement.blank_line_before or isinstance(previous, ast.Comment)
+            ):
                 self.blank()
             self.statement(statement, indent, first=previous is None)
             previous = statement
@@ -264,7 +299,9 @@ class _Writer:
         head = f"call {node.raft}::{node.name}" if node.raft else f"call {node.name}"
         self.call(head, node.arguments, node.trailing_comment, indent)
 
-    def call(self, head: str, arguments: tuple[ast.CallArgument, ...], trailing: str | None, indent: int) -> None:
+    def call(
+        self, head: str, arguments: tuple[ast.CallArgument, ...], trailing: str | None, indent: int
+    ) -> None:
         self.line(indent, head)
         if not arguments:
             self.end(";", trailing)
@@ -298,7 +335,10 @@ class _Writer:
         self.end(";", node.trailing_comment)
 
     def visit_Log(self, node: ast.Log, indent: int) -> None:
-        self.line(indent, f"{ast.Log.keyword_by_level[node.level]} {_expression(node.message, 'line', indent)}")
+        self.line(
+            indent,
+            f"{ast.Log.keyword_by_level[node.level]} {_expression(node.message, 'line', indent)}",
+        )
         self.end(";", node.trailing_comment)
 
     def visit_If(self, node: ast.If, indent: int) -> None:
@@ -313,12 +353,17 @@ class _Writer:
         self.end("", node.trailing_comment)
 
     def visit_ForEach(self, node: ast.ForEach, indent: int) -> None:
-        self.line(indent, f"foreach {_variable(node.variable)} in {_expression(node.source, 'context', indent)}")
+        self.line(
+            indent,
+            f"foreach {_variable(node.variable)} in {_expression(node.source, 'context', indent)}",
+        )
         self.block(node.body, indent)
         self.end("", node.trailing_comment)
 
     def visit_ContextIteration(self, node: ast.ContextIteration, indent: int) -> None:
-        self.line(indent, f"foreach {node.context} in {_expression(node.source, 'context', indent)}")
+        self.line(
+            indent, f"foreach {node.context} in {_expression(node.source, 'context', indent)}"
+        )
         self.block(node.body, indent)
         self.end("", node.trailing_comment)
 
@@ -328,7 +373,9 @@ class _Writer:
         self.end("", node.trailing_comment)
 
     def visit_With(self, node: ast.With, indent: int) -> None:
-        directives = ", ".join(d.name if d.value is None else f"{d.name}={d.value}" for d in node.directives)
+        directives = ", ".join(
+            d.name if d.value is None else f"{d.name}={d.value}" for d in node.directives
+        )
         self.line(indent, f"with {directives}")
         self.block(node.body, indent)
         self.end("", node.trailing_comment)
@@ -344,7 +391,11 @@ class _Writer:
         self.simple(f"await {node.token}" if node.token else "await", node, indent)
 
     def visit_Throw(self, node: ast.Throw, indent: int) -> None:
-        text = "throw" if node.message is None else f"throw {_expression(node.message, 'line', indent)}"
+        text = (
+            "throw"
+            if node.message is None
+            else f"throw {_expression(node.message, 'line', indent)}"
+        )
         self.simple(text, node, indent)
 
     def visit_Fail(self, node: ast.Fail, indent: int) -> None:

@@ -22,6 +22,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from engine import ast
 from engine.errors import Diagnostic, OtterSyntaxError
+from engine.keywords import NOT_STATEMENTS, STATEMENT_KEYWORDS
 from engine.spans import Span, span_at
 
 GRAMMAR_PATH = Path(__file__).parent / "grammar" / "otterscript.lark"
@@ -78,7 +79,9 @@ class _Context:
     inserted: set[int] = field(default_factory=set)
     rewound: set[int] = field(default_factory=set)
 
-    def report(self, span: Span, message: str, *, severity: str = "error", code: str = "syntax") -> None:
+    def report(
+        self, span: Span, message: str, *, severity: str = "error", code: str = "syntax"
+    ) -> None:
         self.diagnostics.append(Diagnostic.at(span, message, severity=severity, code=code))  # type: ignore[arg-type]
 
 
@@ -92,7 +95,14 @@ def _ctx() -> _Context:
 def _span(token: Token) -> Span:
     base = _local.context.base
     if base is None:
-        return Span(token.start_pos, token.end_pos, token.line, token.column, token.end_line, token.end_column)
+        return Span(
+            token.start_pos,
+            token.end_pos,
+            token.line,
+            token.column,
+            token.end_line,
+            token.end_column,
+        )
     offset, line, column = base
     return Span(
         offset + token.start_pos,
@@ -219,7 +229,9 @@ def _merge_text(parts: list[ast.ScalarPart]) -> tuple[ast.ScalarPart, ...]:
     return tuple(merged)
 
 
-def _scalar_parts(children: list[Any], parts: list[ast.ScalarPart] | None = None) -> tuple[list[ast.ScalarPart], str]:
+def _scalar_parts(
+    children: list[Any], parts: list[ast.ScalarPart] | None = None
+) -> tuple[list[ast.ScalarPart], str]:
     """Turn the pieces of a scalar into parts; returns the parts and the quoting style."""
     ctx = _ctx()
     parts = parts if parts is not None else []
@@ -240,7 +252,14 @@ def _scalar_parts(children: list[Any], parts: list[ast.ScalarPart] | None = None
             if not parts and kind in IMPLICIT_TEXT and text[:1].isspace():
                 stripped = text.lstrip()
                 cut = len(text) - len(stripped)
-                span = Span(span.start + cut, span.end, span.line, span.column + cut, span.end_line, span.end_column)
+                span = Span(
+                    span.start + cut,
+                    span.end,
+                    span.line,
+                    span.column + cut,
+                    span.end_line,
+                    span.end_column,
+                )
                 text = stripped
             parts.append(ast.Text(value=text, span=span))
             if previous_kind in ("QUOTED", "SWIM") and text.strip():
@@ -274,10 +293,18 @@ def _scalar_parts(children: list[Any], parts: list[ast.ScalarPart] | None = None
             span = last.span
             if span is not None:
                 cut = len(last.value) - len(stripped)
-                span = Span(span.start, span.end - cut, span.line, span.column, span.end_line, span.end_column - cut)
+                span = Span(
+                    span.start,
+                    span.end - cut,
+                    span.line,
+                    span.column,
+                    span.end_line,
+                    span.end_column - cut,
+                )
             parts[-1] = ast.Text(value=stripped, span=span)
     if style != "implicit" and any(
-        not (isinstance(child, Token) and child.type in IMPLICIT_TEXT and not child.value.strip()) for child in children[1:]
+        not (isinstance(child, Token) and child.type in IMPLICIT_TEXT and not child.value.strip())
+        for child in children[1:]
     ):
         style = "implicit"
     return parts, style
@@ -295,7 +322,12 @@ def _values(children: list[Any], what: str) -> list[Any]:
     tokens = [child for child in children if isinstance(child, Token)]
     commas = [t for t in tokens if t.type == "COMMA"]
     if items and len(commas) >= len(items):
-        _ctx().report(_span(commas[-1]), f"trailing comma after the last {what}", severity="warning", code="trailing-comma")
+        _ctx().report(
+            _span(commas[-1]),
+            f"trailing comma after the last {what}",
+            severity="warning",
+            code="trailing-comma",
+        )
     return items
 
 
@@ -346,13 +378,19 @@ class _Builder(Transformer):
                 severity="warning",
                 code="empty-value",
             )
-            return ast.Argument(name=name.value, value=ast.Scalar(parts=(), span=_span(colon)), span=_cover(name, colon))
+            return ast.Argument(
+                name=name.value,
+                value=ast.Scalar(parts=(), span=_span(colon)),
+                span=_cover(name, colon),
+            )
         name, _colon, value = children
         return ast.Argument(name=name.value, value=value, span=_cover(name, value))
 
     def output_argument(self, children):
         name, _arrow, variable = children
-        return ast.OutputArgument(name=name.value, variable=_variable(variable), span=_cover(name, variable))
+        return ast.OutputArgument(
+            name=name.value, variable=_variable(variable), span=_cover(name, variable)
+        )
 
     def op_call(self, children):
         name: _Name = children[0]
@@ -384,14 +422,20 @@ class _Builder(Transformer):
     def call_stmt(self, children):
         keyword, name = children[0], children[1]
         arglist = next((c for c in children if isinstance(c, _ArgList)), None)
-        semicolon = children[-1] if isinstance(children[-1], Token) and children[-1].type == "SEMI" else None
+        semicolon = (
+            children[-1]
+            if isinstance(children[-1], Token) and children[-1].type == "SEMI"
+            else None
+        )
         arguments: tuple[ast.CallArgument, ...] = ()
         if arglist is not None:
             arguments = _attach_argument_comments(arglist)
             if semicolon is None:
                 _report_missing_semicolon(arglist.close, name.name)
         last = semicolon or (arglist.close if arglist else None)
-        return ast.CallModule(raft=name.namespace, name=name.name, arguments=arguments, span=_cover(keyword, last))
+        return ast.CallModule(
+            raft=name.namespace, name=name.name, arguments=arguments, span=_cover(keyword, last)
+        )
 
     # variables
 
@@ -403,16 +447,26 @@ class _Builder(Transformer):
             scope = children[1].value
             position = 2
         variable = _variable(children[position])
-        indexes = tuple(child.key for child in children[position + 1 : -3] if isinstance(child, _IndexKey))
+        indexes = tuple(
+            child.key for child in children[position + 1 : -3] if isinstance(child, _IndexKey)
+        )
         value = children[-2]
-        return ast.SetVariable(scope=scope, variable=variable, indexes=indexes, value=value, span=_cover(keyword, children[-1]))
+        return ast.SetVariable(
+            scope=scope,
+            variable=variable,
+            indexes=indexes,
+            value=value,
+            span=_cover(keyword, children[-1]),
+        )
 
     def target_index(self, children):
         return self.index(children)
 
     def global_decl(self, children):
         value = children[3] if len(children) == 5 else None
-        return ast.GlobalDeclaration(variable=_variable(children[1]), value=value, span=_cover(children[0], children[-1]))
+        return ast.GlobalDeclaration(
+            variable=_variable(children[1]), value=value, span=_cover(children[0], children[-1])
+        )
 
     # logging and status
 
@@ -428,8 +482,13 @@ class _Builder(Transformer):
     def await_stmt(self, children):
         token = children[1] if len(children) == 3 else None
         if token is not None and not ASYNC_TOKEN.fullmatch(token.value):
-            _ctx().report(_span(token), f"an async token is letters and digits, starting with a letter; found '{token.value}'")
-        return ast.Await(token=token.value if token else None, span=_cover(children[0], children[-1]))
+            _ctx().report(
+                _span(token),
+                f"an async token is letters and digits, starting with a letter; found '{token.value}'",
+            )
+        return ast.Await(
+            token=token.value if token else None, span=_cover(children[0], children[-1])
+        )
 
     def simple_stmt(self, children):
         words = tuple(child.value for child in children[:-1])
@@ -447,7 +506,9 @@ class _Builder(Transformer):
         if len(children) == 5:
             alternative = children[4]
             if isinstance(alternative, ast.If):
-                clause = ast.ElseIf(condition=alternative.condition, body=alternative.body, span=alternative.span)
+                clause = ast.ElseIf(
+                    condition=alternative.condition, body=alternative.body, span=alternative.span
+                )
                 else_ifs = (clause, *alternative.else_ifs)
                 else_body = alternative.else_body
             else:
@@ -480,18 +541,24 @@ class _Builder(Transformer):
         if len(children) == 1:
             return ast.IsTrue(operand=children[0], span=children[0].span)
         left, operator, right = children
-        return ast.Compare(left=left, operator=operator.value, right=right, span=_cover(left, right))
+        return ast.Compare(
+            left=left, operator=operator.value, right=right, span=_cover(left, right)
+        )
 
     def foreach_stmt(self, children):
         keyword, target, _in, source, block = children
         span = _cover(keyword, block)
         if target.type == "CONTEXT_TYPE":
-            return ast.ContextIteration(context=target.value, source=source, body=block.body, span=span)
+            return ast.ContextIteration(
+                context=target.value, source=source, body=block.body, span=span
+            )
         return ast.ForEach(variable=_variable(target), source=source, body=block.body, span=span)
 
     def for_stmt(self, children):
         keyword, context, value, block = children
-        return ast.SetContext(context=context.value, value=value, body=block.body, span=_cover(keyword, block))
+        return ast.SetContext(
+            context=context.value, value=value, body=block.body, span=_cover(keyword, block)
+        )
 
     def with_stmt(self, children):
         directives = tuple(child for child in children if isinstance(child, ast.Directive))
@@ -523,13 +590,20 @@ class _Builder(Transformer):
         keyword, name = children[0], children[1]
         parameters = tuple(child for child in children if isinstance(child, ast.ModuleParameter))
         block = children[-1]
-        return ast.ModuleDeclaration(name=name.value, parameters=parameters, body=block.body, span=_cover(keyword, block))
+        return ast.ModuleDeclaration(
+            name=name.value, parameters=parameters, body=block.body, span=_cover(keyword, block)
+        )
 
     def module_param(self, children):
         output = children[0].type == "OUT"
         rest = children[1:] if output else children
         default = rest[2] if len(rest) == 3 else None
-        return ast.ModuleParameter(variable=_variable(rest[0]), default=default, output=output, span=_cover(children[0], children[-1]))
+        return ast.ModuleParameter(
+            variable=_variable(rest[0]),
+            default=default,
+            output=output,
+            span=_cover(children[0], children[-1]),
+        )
 
     # values
 
@@ -549,7 +623,9 @@ class _Builder(Transformer):
 
     def element_text(self, children):
         element = children[0]
-        parts, _style = _scalar_parts(children[1:], [ast.Interpolation(expression=element, span=element.span)])
+        parts, _style = _scalar_parts(
+            children[1:], [ast.Interpolation(expression=element, span=element.span)]
+        )
         parts = list(_merge_text(parts))
         if len(parts) == 1:
             return element
@@ -562,17 +638,27 @@ class _Builder(Transformer):
         position = 1
         node: ast.Expression
         if kind in ("VECTOR_OPEN", "MAP_OPEN"):
-            close = next(i for i, child in enumerate(children) if isinstance(child, Token) and child.type == "RPAREN")
+            close = next(
+                i
+                for i, child in enumerate(children)
+                if isinstance(child, Token) and child.type == "RPAREN"
+            )
             items = _values(children[1:close], "item")
             span = _cover(opener, children[close])
-            node = ast.Vector(items=tuple(items), span=span) if kind == "VECTOR_OPEN" else ast.Map(entries=tuple(items), span=span)
+            node = (
+                ast.Vector(items=tuple(items), span=span)
+                if kind == "VECTOR_OPEN"
+                else ast.Map(entries=tuple(items), span=span)
+            )
             position = close + 1
         elif kind == "LIST_OR_MAP_VAR":
             node = _variable(opener)
         else:
             args = children[1]
             span = _cover(opener, children[2])
-            node = ast.FunctionCall(sigil=opener.value[0], name=opener.value[1:-1], args=tuple(args), span=span)
+            node = ast.FunctionCall(
+                sigil=opener.value[0], name=opener.value[1:-1], args=tuple(args), span=span
+            )
             position = 3
         for child in children[position:]:
             if isinstance(child, _IndexKey):
@@ -594,7 +680,9 @@ class _Builder(Transformer):
 
     def call(self, children):
         opener, args, close = children
-        return ast.FunctionCall(sigil="$", name=opener.value[1:-1], args=tuple(args), span=_cover(opener, close))
+        return ast.FunctionCall(
+            sigil="$", name=opener.value[1:-1], args=tuple(args), span=_cover(opener, close)
+        )
 
     def call_args(self, children):
         return _values(children, "argument")
@@ -619,7 +707,9 @@ def _check_directive(name: str, value: str | None, span: Span | None) -> None:
             problem = "'executionPolicy' is 'always' or 'onChange'"
     elif name == "async":
         if value is not None and not ASYNC_TOKEN.fullmatch(value):
-            problem = f"an async token is letters and digits, starting with a letter; found '{value}'"
+            problem = (
+                f"an async token is letters and digits, starting with a letter; found '{value}'"
+            )
     elif name == "lock":
         if value is not None and not ASYNC_TOKEN.fullmatch(value.removeprefix("!")):
             problem = f"a lock token is letters and digits, starting with a letter, with '!' before it for a global lock; found '{value}'"
@@ -690,7 +780,9 @@ def _attach_argument_comments(arglist: _ArgList) -> tuple[ast.CallArgument, ...]
     return tuple(arguments)
 
 
-def _attach_comments(body: tuple[ast.Statement, ...], start: int, end: int) -> tuple[ast.Statement, ...]:
+def _attach_comments(
+    body: tuple[ast.Statement, ...], start: int, end: int
+) -> tuple[ast.Statement, ...]:
     """Give the unclaimed comments between ``start`` and ``end`` to the statements of ``body``:
     comments directly above a statement become its description, a comment on the line where a
     statement ends becomes its trailing comment, comments inside a statement join its
@@ -731,7 +823,9 @@ def _attach_comments(body: tuple[ast.Statement, ...], start: int, end: int) -> t
                 groups = groups[:-1]
         for group in groups:
             span = Span(group[0].start, group[-1].end, group[0].line, 1, group[-1].end_line, 1)
-            items.append((ast.Comment(lines=tuple(c.text for c in group), span=span), group[0].start))
+            items.append(
+                (ast.Comment(lines=tuple(c.text for c in group), span=span), group[0].start)
+            )
         if statement is None:
             break
         extra = tuple(inner.get(index, ()))
@@ -739,7 +833,9 @@ def _attach_comments(body: tuple[ast.Statement, ...], start: int, end: int) -> t
             statement = replace(
                 statement,
                 description=description + statement.description + extra,
-                trailing_comment=" ".join(trailing[index]) if index in trailing else statement.trailing_comment,
+                trailing_comment=" ".join(trailing[index])
+                if index in trailing
+                else statement.trailing_comment,
             )
         items.append((statement, visual_start))
     return _mark_blank_lines(items, ctx.text)
@@ -756,14 +852,20 @@ def _comment_groups(comments: list[_Comment]) -> list[list[_Comment]]:
     return groups
 
 
-def _mark_blank_lines(items: list[tuple[ast.Statement, int]], text: str) -> tuple[ast.Statement, ...]:
+def _mark_blank_lines(
+    items: list[tuple[ast.Statement, int]], text: str
+) -> tuple[ast.Statement, ...]:
     """Set the blank_line_before hint where the source has an empty line above an item."""
     if _ctx().base is not None:
         return tuple(item for item, _start in items)
     result: list[ast.Statement] = []
     previous_end = None
     for item, visual_start in items:
-        if previous_end is not None and text.count("\n", previous_end, visual_start) >= 2 and _blank_between(text, previous_end, visual_start):
+        if (
+            previous_end is not None
+            and text.count("\n", previous_end, visual_start) >= 2
+            and _blank_between(text, previous_end, visual_start)
+        ):
             item = replace(item, blank_line_before=True)
         result.append(item)
         previous_end = item.span.end if item.span else previous_end
@@ -812,22 +914,32 @@ TERMINAL_NAMES = {
     "$END": "the end of the script",
 }
 VALUE_TERMINALS = IMPLICIT_TEXT | {
-    "QUOTED", "SWIM", "VAR", "BRACED_VAR", "ESCAPE", "LONE_DOLLAR", "CALL_OPEN", "SUBEXPR_OPEN",
-    "VECTOR_OPEN", "MAP_OPEN", "LIST_OR_MAP_CALL", "LIST_OR_MAP_VAR", "BODY_TEXT",
+    "QUOTED",
+    "SWIM",
+    "VAR",
+    "BRACED_VAR",
+    "ESCAPE",
+    "LONE_DOLLAR",
+    "CALL_OPEN",
+    "SUBEXPR_OPEN",
+    "VECTOR_OPEN",
+    "MAP_OPEN",
+    "LIST_OR_MAP_CALL",
+    "LIST_OR_MAP_VAR",
+    "BODY_TEXT",
 }
-STATEMENT_STARTS = {"SET", "IF", "FOREACH", "FOR", "WITH", "TRY", "CALL", "MODULE", "AWAIT", "THROW", "LOG_KEYWORD"}
-NOT_STATEMENTS = {
-    "retry": "use 'with retry=N { … }'",
-    "timeout": "use 'with timeout=SECONDS { … }'",
-    "lock": "use 'with lock=token { … }'",
-    "async": "use 'with async { … }'",
-    "elseif": "write 'else if'",
-    "elif": "write 'else if'",
-    "finally": "OtterScript has no 'finally': use try { … } catch { … }",
-    "template": "'template' was renamed 'module'",
-    "while": "OtterScript has no 'while': use foreach over a list, like foreach $i in @Range(0, 10) { … }",
-    "raise-error": "use 'throw message;'",
-    "set-status": "use 'error;', 'warn;' or 'force normal;'",
+STATEMENT_STARTS = {
+    "SET",
+    "IF",
+    "FOREACH",
+    "FOR",
+    "WITH",
+    "TRY",
+    "CALL",
+    "MODULE",
+    "AWAIT",
+    "THROW",
+    "LOG_KEYWORD",
 }
 
 
@@ -835,11 +947,31 @@ def _describe_expected(expected: set[str]) -> str:
     words: list[str] = []
     if expected & STATEMENT_STARTS:
         words.append("a statement")
-        expected = expected - STATEMENT_STARTS - {"NAME", "LBRACE", "GLOBAL", "FAIL", "ERROR", "WARN", "FORCE", "BREAK", "CONTINUE", "RETURN", "HEADER"}
+        expected = (
+            expected
+            - STATEMENT_STARTS
+            - {
+                "NAME",
+                "LBRACE",
+                "GLOBAL",
+                "FAIL",
+                "ERROR",
+                "WARN",
+                "FORCE",
+                "BREAK",
+                "CONTINUE",
+                "RETURN",
+                "HEADER",
+            }
+        )
     if expected & VALUE_TERMINALS:
         words.append("a value")
         expected = expected - VALUE_TERMINALS
-    keywords = sorted(name.lower() for name in expected if name.isalpha() and name.isupper() and name not in TERMINAL_NAMES)
+    keywords = sorted(
+        name.lower()
+        for name in expected
+        if name.isalpha() and name.isupper() and name not in TERMINAL_NAMES
+    )
     words.extend(f"'{word}'" for word in keywords)
     words.extend(sorted(TERMINAL_NAMES[name] for name in expected if name in TERMINAL_NAMES))
     words = list(dict.fromkeys(words))
@@ -861,23 +993,25 @@ def _describe_token(token: Token) -> str:
 
 def _hint(text: str, token: Token) -> str | None:
     """A sentence that names the likely mistake, for the common ones."""
-    word = token.value if token.type != "$END" else ""
-    if word.lower() in NOT_STATEMENTS:
-        return NOT_STATEMENTS[word.lower()]
+    found = token.value.lower() if token.type != "$END" else ""
+    if found in NOT_STATEMENTS:
+        return NOT_STATEMENTS[found]
     position = len(text) if token.type == "$END" else token.start_pos
-    statement_start = max(text.rfind(";", 0, position), text.rfind("{", 0, position), text.rfind("}", 0, position)) + 1
-    first_word = re.match(r"\s*([A-Za-z][A-Za-z0-9_\-]*)", _strip_comments(text[statement_start:position]))
-    if first_word and first_word.group(1).lower() in NOT_STATEMENTS:
-        return f"'{first_word.group(1)}' is not a statement: {NOT_STATEMENTS[first_word.group(1).lower()]}"
-    if first_word and token.value == "{" and first_word.group(1).lower() in {"if", "foreach", "for", "else", "with", "try", "catch"}:
-        return None
-    if first_word and first_word.group(1) != first_word.group(1).lower() and first_word.group(1).lower() in {
-        "if", "foreach", "for", "set", "with", "try", "call", "module", "await", "throw", "fail", "error", "warn", "break", "continue", "return",
-    }:
-        return f"keywords are lower case: write '{first_word.group(1).lower()}'"
-    if token.value == "{":
-        return "argument lists are written in parentheses: Name ( Arg: value );" if first_word else None
-    statement = _strip_comments(text[statement_start:position]).strip()
+    start = (
+        max(
+            text.rfind(";", 0, position), text.rfind("{", 0, position), text.rfind("}", 0, position)
+        )
+        + 1
+    )
+    statement = _strip_comments(text[start:position]).strip()
+    first = re.match(r"[A-Za-z][A-Za-z0-9_\-]*", statement)
+    word = first.group(0) if first else ""
+    if word.lower() in NOT_STATEMENTS:
+        return f"'{word}' is not a statement: {NOT_STATEMENTS[word.lower()]}"
+    if word != word.lower() and word.lower() in STATEMENT_KEYWORDS:
+        return f"keywords are lower case: write '{word.lower()}'"
+    if token.value == "{" and word and word not in STATEMENT_KEYWORDS:
+        return "argument lists are written in parentheses: Name ( Arg: value );"
     if token.type != "$END" and not statement and token.value[:1] in "$@%":
         if re.match(r"[$@%][A-Za-z{][^=;\n]*=", text[position:]):
             return "assign with 'set $name = value;'"
@@ -1000,12 +1134,23 @@ def _insert_separator(error: UnexpectedInput) -> bool:
         ctx.inserted.add(position)
         line, column = _line_and_column(text, before)
         parser.feed_token(
-            Token(terminal, char, start_pos=before, line=line, column=column, end_line=line, end_column=column, end_pos=before)
+            Token(
+                terminal,
+                char,
+                start_pos=before,
+                line=line,
+                column=column,
+                end_line=line,
+                end_column=column,
+                end_pos=before,
+            )
         )
         _rewind(parser, position)
         where = span_at(text, max(0, before - 1), 1)
         ctx.report(
-            Span(before, before, where.end_line, where.end_column, where.end_line, where.end_column),
+            Span(
+                before, before, where.end_line, where.end_column, where.end_line, where.end_column
+            ),
             f"missing '{char}' at the end of line {where.end_line}: accepted, but add the '{char}'",
             severity="warning",
             code="missing-semicolon" if char == ";" else "missing-comma",
@@ -1081,14 +1226,21 @@ def _parser() -> Lark:
 
 def tree_parser() -> Lark:
     """The same grammar building only lark's parse tree (for the benchmark's baseline)."""
-    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="contextual", start=START_RULES)
+    return Lark(
+        GRAMMAR_PATH.read_text(encoding="utf-8"),
+        parser="lalr",
+        lexer="contextual",
+        start=START_RULES,
+    )
 
 
 def _collect_comment(token: Token) -> Token:
     context = getattr(_local, "context", None)
     if context is not None and context.base is None:
         text = token.value if token.value.startswith("/*") else token.value.rstrip()
-        context.comments.append(_Comment(token.start_pos, token.end_pos, token.line, token.end_line, text))
+        context.comments.append(
+            _Comment(token.start_pos, token.end_pos, token.line, token.end_line, text)
+        )
         context.comment_starts.append(token.start_pos)
     return token
 
@@ -1107,8 +1259,11 @@ def _run(text: str, start: str, name: str) -> Any:
             _report_unexpected(error, text)
     except RecursionError:
         ctx.report(span_at(text, 0, 1), "the script is nested too deeply to parse")
-    except (UnexpectedEOF, Exception) as error:  # noqa: BLE001 - no input may raise anything else
-        ctx.report(span_at(text, 0, 1), f"internal parser error ({type(error).__name__}: {error}); please report this script")
+    except (UnexpectedEOF, Exception) as error:
+        ctx.report(
+            span_at(text, 0, 1),
+            f"internal parser error ({type(error).__name__}: {error}); please report this script",
+        )
     finally:
         _local.context = previous
     errors = [d for d in ctx.diagnostics if d.is_error]
@@ -1135,11 +1290,9 @@ def parse_expression(text: str, place: str = "argument") -> ast.Expression:
     ``@(a, b)`` or ``$F(x) text``. The places are those of ``engine.formatter``."""
     if place not in VALUE_RULES:
         raise ValueError(f"unknown place {place!r}; expected one of {', '.join(VALUE_RULES)}")
-    expression, _ctx_ = _run(text, VALUE_RULES[place], "<expression>")
-    return expression
+    return _run(text, VALUE_RULES[place], "<expression>")[0]
 
 
 def parse_condition(text: str) -> ast.Predicate:
     """Parse an ``if`` condition: ``$a == b && !$c``."""
-    condition, _ctx_ = _run(text, "condition", "<condition>")
-    return condition
+    return _run(text, "condition", "<condition>")[0]

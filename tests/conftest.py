@@ -22,5 +22,10 @@ def corpus_index() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def corpus() -> dict[str, tuple[str, str]]:
     """File name -> (text, flags) for every corpus file. Fails, never skips, without it."""
-    assert CORPUS.is_dir(), f"the OtterScript corpus must be at {CORPUS} (../shared beside the repository)"
-    return {name: ((CORPUS / name).read_text(encoding="utf-8"), flags) for name, flags in corpus_index().items()}
+    assert CORPUS.is_dir(), (
+        f"the OtterScript corpus must be at {CORPUS} (../shared beside the repository)"
+    )
+    return {
+        name: ((CORPUS / name).read_text(encoding="utf-8"), flags)
+        for name, flags in corpus_index().items()
+    }

@@ -12,18 +12,9 @@ from dataclasses import dataclass, field
 
 from engine import ast
 from engine.errors import Diagnostic, sort_key
+from engine.keywords import NOT_STATEMENTS, STATEMENT_KEYWORDS
 from engine.spans import Span
 
-KEYWORDS = {
-    "set", "global", "if", "else", "foreach", "for", "with", "await", "try", "catch", "throw",
-    "fail", "error", "warn", "force", "break", "continue", "return", "module", "call",
-}
-NOT_STATEMENTS = {
-    "raise-error": "use 'throw message;'",
-    "set-status": "use 'error;', 'warn;' or 'force normal;'",
-    "retry": "use 'with retry=N { … }'",
-    "template": "'template' was renamed 'module'",
-}
 KIND_NAMES = {"$": "a text (scalar)", "@": "a list (vector)", "%": "a map"}
 ORDERING = re.compile(r"\s(<|>|<=|>=)\s")
 NOWHERE = Span(0, 0, 1, 1, 1, 1)
@@ -71,7 +62,11 @@ class _Checker:
         seen_statement = False
         for statement in node.body:
             if isinstance(statement, ast.GlobalDeclaration) and seen_statement:
-                self.report(statement, "global declarations must come before every other statement", code="global-position")
+                self.report(
+                    statement,
+                    "global declarations must come before every other statement",
+                    code="global-position",
+                )
             if not isinstance(statement, ast.GlobalDeclaration | ast.Comment):
                 seen_statement = True
         self.body(node.body)
@@ -86,7 +81,11 @@ class _Checker:
                 if key in scope.modules:
                     first = scope.modules[key].span
                     where = f" (first declared on line {first.line})" if first else ""
-                    self.report(statement, f"module '{statement.name}' is declared twice in this block{where}", code="duplicate-module")
+                    self.report(
+                        statement,
+                        f"module '{statement.name}' is declared twice in this block{where}",
+                        code="duplicate-module",
+                    )
                 else:
                     scope.modules[key] = statement
         self.scopes.append(scope)
@@ -106,9 +105,17 @@ class _Checker:
     def visit_OperationCall(self, node: ast.OperationCall) -> None:
         lowered = node.name.casefold()
         if node.namespace is None and lowered in NOT_STATEMENTS:
-            self.report(node, f"'{node.name}' is not an OtterScript statement: {NOT_STATEMENTS[lowered]}", code="unknown-statement")
-        elif node.namespace is None and lowered in KEYWORDS:
-            self.report(node, f"keywords are lower case: write '{lowered}', not '{node.name}'", code="unknown-statement")
+            self.report(
+                node,
+                f"'{node.name}' is not an OtterScript statement: {NOT_STATEMENTS[lowered]}",
+                code="unknown-statement",
+            )
+        elif node.namespace is None and lowered in STATEMENT_KEYWORDS:
+            self.report(
+                node,
+                f"keywords are lower case: write '{lowered}', not '{node.name}'",
+                code="unknown-statement",
+            )
         self.generic(node)
 
     def visit_CallModule(self, node: ast.CallModule) -> None:
@@ -126,14 +133,30 @@ class _Checker:
             parameter = parameters.get(key)
             if parameter is None:
                 names = ", ".join(p.variable.name for p in module.parameters) or "none"
-                self.report(argument, f"module '{module.name}' has no parameter '{argument.name}' (its parameters: {names})", code="module-argument")
+                self.report(
+                    argument,
+                    f"module '{module.name}' has no parameter '{argument.name}' (its parameters: {names})",
+                    code="module-argument",
+                )
             elif isinstance(argument, ast.OutputArgument) and not parameter.output:
-                self.report(argument, f"'{argument.name}' is an input of module '{module.name}': pass it as {argument.name}: value", code="module-argument")
+                self.report(
+                    argument,
+                    f"'{argument.name}' is an input of module '{module.name}': pass it as {argument.name}: value",
+                    code="module-argument",
+                )
             elif isinstance(argument, ast.Argument) and parameter.output:
-                self.report(argument, f"'{argument.name}' is an output of module '{module.name}': bind it as {argument.name} => $variable", code="module-argument")
+                self.report(
+                    argument,
+                    f"'{argument.name}' is an output of module '{module.name}': bind it as {argument.name} => $variable",
+                    code="module-argument",
+                )
         for key, parameter in parameters.items():
             if key not in given and parameter.default is None and not parameter.output:
-                self.report(node, f"module '{module.name}' needs '{parameter.variable.name}', which has no default", code="module-argument")
+                self.report(
+                    node,
+                    f"module '{module.name}' needs '{parameter.variable.name}', which has no default",
+                    code="module-argument",
+                )
 
     def visit_Block(self, node: ast.Block) -> None:
         self.body(node.body)
@@ -185,7 +208,11 @@ class _Checker:
     def needs_list(self, source: ast.Expression, what: str) -> None:
         kind = ast.kind_of(source)
         if kind is not None and kind != "@":
-            self.report(source, f"{what} needs a list (like @(a, b) or @Servers), but this is {KIND_NAMES[kind]}", code="sigil")
+            self.report(
+                source,
+                f"{what} needs a list (like @(a, b) or @Servers), but this is {KIND_NAMES[kind]}",
+                code="sigil",
+            )
 
     def loop(self, body: ast.Body) -> None:
         self.loops += 1
@@ -206,7 +233,11 @@ class _Checker:
     def visit_With(self, node: ast.With) -> None:
         locked = any(d.name == "lock" for d in node.directives)
         if locked and self.locks:
-            self.report(node, "a lock inside a locked block would never be released: this is a fatal error when it runs", code="nested-lock")
+            self.report(
+                node,
+                "a lock inside a locked block would never be released: this is a fatal error when it runs",
+                code="nested-lock",
+            )
         self.locks += locked
         self.body(node.body)
         self.locks -= locked
@@ -220,7 +251,12 @@ class _Checker:
 
     def visit_Await(self, node: ast.Await) -> None:
         if node.token and node.token.casefold() not in self.async_tokens:
-            self.report(node, f"no 'with async={node.token}' block in this script: this await has nothing to wait for", severity="warning", code="await-token")
+            self.report(
+                node,
+                f"no 'with async={node.token}' block in this script: this await has nothing to wait for",
+                severity="warning",
+                code="await-token",
+            )
 
     def visit_Throw(self, node: ast.Throw) -> None:
         self.generic(node)
@@ -233,7 +269,12 @@ class _Checker:
 
     def outside_loop(self, node: ast.Statement, word: str) -> None:
         if not self.loops:
-            self.report(node, f"'{word}' outside a loop does nothing but log a warning", severity="warning", code="loop-control")
+            self.report(
+                node,
+                f"'{word}' outside a loop does nothing but log a warning",
+                severity="warning",
+                code="loop-control",
+            )
 
     def visit_ModuleDeclaration(self, node: ast.ModuleDeclaration) -> None:
         for parameter in node.parameters:
@@ -286,7 +327,12 @@ class _Checker:
         if node.style == "implicit":
             for part in node.parts:
                 if isinstance(part, ast.Text) and part.value.count('"') % 2 == 1:
-                    self.report(part, 'an unquoted value with an unbalanced " keeps the quote as text; quote the whole value', severity="warning", code="quote")
+                    self.report(
+                        part,
+                        'an unquoted value with an unbalanced " keeps the quote as text; quote the whole value',
+                        severity="warning",
+                        code="quote",
+                    )
                     break
         self.generic(node)
 
@@ -299,7 +345,9 @@ class _Checker:
     def visit_FunctionCall(self, node: ast.FunctionCall) -> None:
         self.generic(node)
 
-    visit_Interpolation = visit_Vector = visit_Map = visit_MapEntry = visit_Index = visit_FunctionCall
+    visit_Interpolation = visit_Vector = visit_Map = visit_MapEntry = visit_Index = (
+        visit_FunctionCall
+    )
 
 
 def _walk_type(node: ast.Node, kind: type) -> Iterator:

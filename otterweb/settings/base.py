@@ -11,7 +11,11 @@ DATA_DIR = Path(os.environ.get("OTTERWEB_DATA_DIR", BASE_DIR / "var"))
 
 SECRET_KEY = os.environ.get("OTTERWEB_SECRET_KEY", "")
 DEBUG = False
-ALLOWED_HOSTS = [host for host in os.environ.get("OTTERWEB_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if host]
+ALLOWED_HOSTS = [
+    host
+    for host in os.environ.get("OTTERWEB_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",")
+    if host
+]
 
 INSTALLED_APPS = [
     "daphne",
@@ -94,7 +98,9 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "keyvalue": {"format": "time=%(asctime)s level=%(levelname)s logger=%(name)s message=%(message)r"},
+        "keyvalue": {
+            "format": "time=%(asctime)s level=%(levelname)s logger=%(name)s message=%(message)r"
+        },
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "keyvalue"}},
     "root": {"handlers": ["console"], "level": os.environ.get("OTTERWEB_LOG_LEVEL", "INFO")},
