@@ -92,16 +92,21 @@ def _ctx() -> _Context:
     return _local.context
 
 
+_make_span = Span._make
+
+
 def _span(token: Token) -> Span:
     base = _local.context.base
     if base is None:
-        return Span(
-            token.start_pos,
-            token.end_pos,
-            token.line,
-            token.column,
-            token.end_line,
-            token.end_column,
+        return _make_span(
+            (
+                token.start_pos,
+                token.end_pos,
+                token.line,
+                token.column,
+                token.end_line,
+                token.end_column,
+            )
         )
     offset, line, column = base
     return Span(
@@ -115,17 +120,29 @@ def _span(token: Token) -> Span:
 
 
 def _span_of(item: Any) -> Span | None:
-    if isinstance(item, Token):
+    if type(item) is Token:
         return _span(item)
     return getattr(item, "span", None)
 
 
 def _cover(first: Any, last: Any) -> Span | None:
-    start = _span_of(first)
-    end = _span_of(last)
-    if start is None:
-        return end
-    return start.merge(end)
+    """The span from the start of ``first`` to the end of ``last`` (tokens or nodes, in order)."""
+    if type(first) is Token and type(last) is Token and _local.context.base is None:
+        return _make_span(
+            (
+                first.start_pos,
+                last.end_pos,
+                first.line,
+                first.column,
+                last.end_line,
+                last.end_column,
+            )
+        )
+    start = _span(first) if type(first) is Token else first.span
+    end = _span(last) if type(last) is Token else last.span
+    if start is None or end is None:
+        return start or end
+    return Span(start[0], end[1], start[2], start[3], end[4], end[5])
 
 
 def _variable(token: Token) -> ast.VariableRef:
@@ -160,12 +177,16 @@ class _Name:
 
 
 def _decode_escape(token: Token) -> str:
-    char = token.value[1]
+    return _escaped(token.value[1], _span(token))
+
+
+def _escaped(char: str, span: Span) -> str:
+    """The character an escape stands for, warning on a letter that is no escape."""
     if char in ESCAPES:
         return ESCAPES[char]
     if char.isalnum():
         _ctx().report(
-            _span(token),
+            span,
             f"unknown escape '`{char}'; the escapes are `$ `@ `% `n `t `r and ``, so this is the letter '{char}'",
             severity="warning",
             code="escape",
@@ -185,13 +206,66 @@ def _string_body(token: Token, body: str, skip: int) -> tuple[ast.ScalarPart, ..
     saved = ctx.base
     ctx.base = (start.start + skip, line, column)
     try:
-        parts = _parser().parse(body, start="text_body")
+        parts = _simple_body(body)
+        if parts is None:
+            parts = _parser().parse(body, start="text_body")
     except UnexpectedInput as error:
         _report_unexpected(error, body)
         parts = [ast.Text(value=body)]
     finally:
         ctx.base = saved
     return tuple(parts)
+
+
+# The expansions of a string body that need no function call: what most strings hold.
+_BODY_SPECIAL = re.compile(r"[$`]")
+_BODY_EXPANSION = re.compile(
+    r"\$(?P<var>[A-Za-z][A-Za-z0-9_]*)(?![A-Za-z0-9_(])|\$\{(?P<braced>[^}\n]*)\}|(?P<lone>\$)(?![A-Za-z{(])|`(?P<escape>[^\n])"
+)
+
+
+def _simple_body(body: str) -> list[ast.ScalarPart] | None:
+    """The parts of a body made of text, variables and escapes, as the grammar's ``text_body``
+    reads them; None when the body holds anything else (a call, ``$(...)``, a bad escape), which
+    the grammar then reads and reports on."""
+    parts: list[ast.ScalarPart] = []
+    position = 0
+    while True:
+        special = _BODY_SPECIAL.search(body, position)
+        end = special.start() if special else len(body)
+        if end > position:
+            parts.append(ast.Text(value=body[position:end], span=_body_span(body, position, end)))
+        if special is None:
+            return list(_merge_text(parts))
+        match = _BODY_EXPANSION.match(body, end)
+        if match is None:
+            return None
+        span = _body_span(body, end, match.end())
+        kind = match.lastgroup
+        if kind == "var" or kind == "braced":
+            parts.append(ast.VariableRef(sigil="$", name=match.group(kind), span=span))
+        elif kind == "lone":
+            parts.append(ast.Text(value="$", span=span))
+        else:
+            parts.append(ast.Text(value=_escaped(match.group("escape"), span), span=span))
+        position = match.end()
+
+
+def _body_span(body: str, start: int, end: int) -> Span:
+    """The span of body[start:end] in the script (the body's place is ``_ctx().base``)."""
+    offset, line, column = _ctx().base  # type: ignore[misc]
+    first_line = body.count("\n", 0, start)
+    last_line = first_line + body.count("\n", start, end)
+    start_column = start - (body.rfind("\n", 0, start) + 1) + 1
+    end_column = end - (body.rfind("\n", 0, end) + 1) + 1
+    return Span(
+        offset + start,
+        offset + end,
+        line + first_line,
+        start_column + column - 1 if first_line == 0 else start_column,
+        line + last_line,
+        end_column + column - 1 if last_line == 0 else end_column,
+    )
 
 
 SWIM_OPEN = re.compile(r">([^>\s]{0,5})>")
@@ -311,6 +385,19 @@ def _scalar_parts(
 
 
 def _scalar(children: list[Any]) -> ast.Scalar:
+    if len(children) == 1 and children[0].__class__ is Token and children[0].type in IMPLICIT_TEXT:
+        # the common case: one run of plain text
+        token = children[0]
+        text = token.value
+        stripped = text.strip()
+        span = _span(token)
+        if stripped != text:
+            lead = len(text) - len(text.lstrip())
+            trail = len(text) - len(text.rstrip())
+            span = Span(
+                span[0] + lead, span[1] - trail, span[2], span[3] + lead, span[4], span[5] - trail
+            )
+        return ast.Scalar(parts=(ast.Text(value=stripped, span=span),), span=span)
     parts, style = _scalar_parts(children)
     span = _cover(children[0], children[-1])
     return ast.Scalar(parts=_merge_text(parts), style=style, span=span)  # type: ignore[arg-type]
@@ -812,6 +899,10 @@ def _attach_comments(
     items: list[tuple[ast.Statement, int]] = []
     for index in range(len(statements) + 1):
         statement = statements[index] if index < len(statements) else None
+        if index not in before and index not in inner and index not in trailing:
+            if statement is not None:
+                items.append((statement, statement.span.start if statement.span else 0))
+            continue
         groups = _comment_groups(before.get(index, []))
         description: tuple[str, ...] = ()
         visual_start = statement.span.start if statement is not None and statement.span else 0
