@@ -1384,6 +1384,11 @@ def parse_expression(text: str, place: str = "argument") -> ast.Expression:
     return _run(text, VALUE_RULES[place], "<expression>")[0]
 
 
+def parse_text(text: str) -> ast.Scalar:
+    """Parse free text with expansions, as the body of a swim string (templates, $Eval)."""
+    return ast.Scalar(parts=tuple(_run(text, "text_body", "<text>")[0]), style="swim")
+
+
 def parse_condition(text: str) -> ast.Predicate:
     """Parse an ``if`` condition: ``$a == b && !$c``."""
     return _run(text, "condition", "<condition>")[0]

@@ -1,0 +1,204 @@
+"""The local agent: processes and files on the machine the engine runs on."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import stat as stat_module
+from collections.abc import Mapping
+from pathlib import Path
+
+from engine.agents.base import AgentError, FileInfo, OutputHandler
+
+KILL_GRACE_SECONDS = 2.0
+
+
+class LocalAgent:
+    """Runs on this machine. Blocking file work goes to a thread so the event loop stays free."""
+
+    def __init__(self, server: str = "localhost") -> None:
+        self.server = server
+
+    async def run(
+        self,
+        command: list[str],
+        *,
+        on_output: OutputHandler,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        stdin: bytes | None = None,
+    ) -> int:
+        environment = None
+        if env:
+            environment = {**os.environ, **env}
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *command,
+                cwd=cwd,
+                env=environment,
+                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,  # its own process group, so a kill reaches its children
+            )
+        except FileNotFoundError as error:
+            raise AgentError(
+                f"cannot run '{command[0]}' on {self.server}: no such program or directory ({error.filename})"
+            ) from None
+        except PermissionError:
+            raise AgentError(
+                f"cannot run '{command[0]}' on {self.server}: permission denied"
+            ) from None
+        except NotADirectoryError:
+            raise AgentError(
+                f"cannot run '{command[0]}' on {self.server}: working directory '{cwd}' is not a directory"
+            ) from None
+        try:
+            if stdin is not None:
+                process.stdin.write(stdin)  # type: ignore[union-attr]
+                await process.stdin.drain()  # type: ignore[union-attr]
+                process.stdin.close()  # type: ignore[union-attr]
+            await asyncio.gather(
+                _pump(process.stdout, on_output, False),  # type: ignore[arg-type]
+                _pump(process.stderr, on_output, True),  # type: ignore[arg-type]
+            )
+            return await process.wait()
+        except BaseException:
+            await _kill(process)
+            raise
+
+    async def read_file(self, path: str) -> bytes:
+        try:
+            return await asyncio.to_thread(Path(path).read_bytes)
+        except FileNotFoundError:
+            raise AgentError(f"file '{path}' does not exist on {self.server}") from None
+        except IsADirectoryError:
+            raise AgentError(f"'{path}' on {self.server} is a directory, not a file") from None
+        except PermissionError:
+            raise AgentError(f"cannot read '{path}' on {self.server}: permission denied") from None
+
+    async def write_file(self, path: str, data: bytes, *, mode: int | None = None) -> None:
+        def write() -> None:
+            target = Path(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            if mode is not None:
+                target.chmod(mode)
+
+        try:
+            await asyncio.to_thread(write)
+        except PermissionError:
+            raise AgentError(f"cannot write '{path}' on {self.server}: permission denied") from None
+        except IsADirectoryError:
+            raise AgentError(f"cannot write '{path}' on {self.server}: it is a directory") from None
+
+    async def stat(self, path: str) -> FileInfo | None:
+        def look() -> FileInfo | None:
+            try:
+                result = os.stat(path)
+            except (FileNotFoundError, NotADirectoryError):
+                return None
+            return _info(path, result)
+
+        return await asyncio.to_thread(look)
+
+    async def list_dir(self, path: str, *, recursive: bool = False) -> list[FileInfo]:
+        def scan() -> list[FileInfo]:
+            found: list[FileInfo] = []
+            pending = [path]
+            while pending:
+                current = pending.pop()
+                with os.scandir(current) as entries:
+                    for entry in entries:
+                        info = _info(entry.path, entry.stat(follow_symlinks=False))
+                        found.append(info)
+                        if recursive and info.is_directory:
+                            pending.append(entry.path)
+            return sorted(found, key=lambda i: i.path)
+
+        try:
+            return await asyncio.to_thread(scan)
+        except FileNotFoundError:
+            raise AgentError(f"directory '{path}' does not exist on {self.server}") from None
+        except NotADirectoryError:
+            raise AgentError(f"'{path}' on {self.server} is not a directory") from None
+
+    async def delete(self, path: str) -> None:
+        def remove() -> None:
+            target = Path(path)
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            else:
+                target.unlink(missing_ok=True)
+
+        try:
+            await asyncio.to_thread(remove)
+        except PermissionError:
+            raise AgentError(
+                f"cannot delete '{path}' on {self.server}: permission denied"
+            ) from None
+
+    async def move(self, source: str, destination: str) -> None:
+        try:
+            await asyncio.to_thread(shutil.move, source, destination)
+        except FileNotFoundError:
+            raise AgentError(
+                f"cannot move '{source}' on {self.server}: it does not exist"
+            ) from None
+
+    async def make_dirs(self, path: str) -> None:
+        try:
+            await asyncio.to_thread(os.makedirs, path, exist_ok=True)
+        except FileExistsError:
+            raise AgentError(
+                f"cannot create directory '{path}' on {self.server}: a file is in the way"
+            ) from None
+
+    async def set_mode(self, path: str, mode: int) -> None:
+        try:
+            await asyncio.to_thread(os.chmod, path, mode)
+        except FileNotFoundError:
+            raise AgentError(f"'{path}' does not exist on {self.server}") from None
+
+    def join(self, *parts: str) -> str:
+        return os.path.join(*parts)
+
+    async def close(self) -> None:
+        pass
+
+
+def _info(path: str, result: os.stat_result) -> FileInfo:
+    return FileInfo(
+        path=path,
+        name=os.path.basename(path.rstrip("/")) or path,
+        is_directory=stat_module.S_ISDIR(result.st_mode),
+        size=result.st_size,
+        modified=result.st_mtime,
+        mode=stat_module.S_IMODE(result.st_mode),
+    )
+
+
+async def _pump(stream: asyncio.StreamReader, on_output: OutputHandler, is_error: bool) -> None:
+    while True:
+        line = await stream.readline()
+        if not line:
+            return
+        on_output(line.decode("utf-8", errors="replace").rstrip("\r\n"), is_error)
+
+
+async def _kill(process: asyncio.subprocess.Process) -> None:
+    """Stop a process and its children: SIGTERM to its group, then SIGKILL after a grace period."""
+    if process.returncode is not None:
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(process.wait()), KILL_GRACE_SECONDS)
+            return
+        except TimeoutError:
+            continue

@@ -1,0 +1,4 @@
+"""The built-in variable functions (InedoCore's general-purpose set). Importing this package
+registers them."""
+
+from engine.functions import execution, files, json_functions, lists, maps, math, strings  # noqa: F401

@@ -1,0 +1,39 @@
+"""JSON and evaluation."""
+
+from __future__ import annotations
+
+import json
+
+from engine.interpreter.values import to_text
+from engine.json_values import from_json_value
+from engine.registry import function
+
+
+@function(
+    "FromJson",
+    returns=None,
+    params=("Json",),
+    description="The OtterScript value of a JSON text (objects become maps, arrays lists).",
+)
+def from_json(call, text):
+    try:
+        return from_json_value(json.loads(to_text(text)))
+    except json.JSONDecodeError as error:
+        raise ValueError(
+            f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
+        ) from None
+
+
+@function("ToJson", returns="$", params=("Data",), description="The JSON text of a value.")
+def to_json(call, value):
+    return json.dumps(value, ensure_ascii=False)
+
+
+@function(
+    "Eval",
+    returns=None,
+    params=("text",),
+    description="Expands the variables and functions in a text.",
+)
+async def evaluate(call, text):
+    return await call.evaluate_text(to_text(text))

@@ -1,0 +1,146 @@
+"""The host: everything an execution needs from outside the engine.
+
+The web application subclasses ``Host`` to supply servers, roles, environments, configuration
+variables, credentials, rafts, global locks and a log sink backed by its database. The engine
+itself ships ``StandaloneHost``: one server, ``localhost``, on the local agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from engine.agents import Agent, LocalAgent
+from engine.interpreter.logs import LogSink, NullSink
+from engine.interpreter.values import Value
+
+
+@dataclass(frozen=True)
+class Credential:
+    """A named credential. ``secret`` is a password, a private key or a token."""
+
+    name: str
+    username: str = ""
+    secret: str = ""
+    kind: str = "password"
+
+
+class LockProvider:
+    """Locks shared by every execution (``lock=!token``). This default covers one process; the
+    web application supplies one backed by its database or Redis."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    @asynccontextmanager
+    async def hold(self, token: str) -> AsyncIterator[None]:
+        lock = self._locks.setdefault(token.casefold(), asyncio.Lock())
+        async with lock:
+            yield
+
+
+IN_PROCESS_LOCKS = LockProvider()
+
+
+@dataclass
+class Host:
+    """Defaults for a host with no inventory: override what you have."""
+
+    sink: LogSink = field(default_factory=NullSink)
+    execution_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    default_server: str = "localhost"
+    working_directory: str = field(default_factory=os.getcwd)
+    locks: LockProvider = field(default_factory=lambda: IN_PROCESS_LOCKS)
+    raft: str | None = None  # the raft the script belongs to, for modules and scripts it names
+
+    # ---- inventory
+
+    def servers(self) -> list[str]:
+        return [self.default_server]
+
+    def server_exists(self, name: str) -> bool:
+        return name.casefold() in (s.casefold() for s in self.servers())
+
+    def roles(self) -> list[str]:
+        return []
+
+    def environments(self) -> list[str]:
+        return []
+
+    def roles_of(self, server: str) -> list[str]:
+        return []
+
+    def environment_of(self, server: str) -> str | None:
+        return None
+
+    def servers_in_role(self, role: str) -> list[str]:
+        return [
+            s for s in self.servers() if role.casefold() in (r.casefold() for r in self.roles_of(s))
+        ]
+
+    def servers_in_environment(self, environment: str) -> list[str]:
+        return [
+            s
+            for s in self.servers()
+            if (self.environment_of(s) or "").casefold() == environment.casefold()
+        ]
+
+    # ---- variables and secrets
+
+    def variable(self, name: str, server: str | None, role: str | None) -> Value | None:
+        """A configuration variable as seen from ``server`` (and the role in context), or None."""
+        return None
+
+    def sensitive_values(self) -> list[str]:
+        """Values that must never reach a log (sensitive variables, secrets)."""
+        return []
+
+    def credential(self, name: str) -> Credential | None:
+        return None
+
+    # ---- rafts
+
+    async def raft_item(self, raft: str | None, name: str, kind: str) -> str | None:
+        """The text of a raft item (``module``, ``script``, ``template``, ``asset``), or None."""
+        return None
+
+    # ---- agents
+
+    async def agent(self, server: str, *, credential: Credential | None = None) -> Agent:
+        """A connection to ``server``. The engine closes agents it asked for when the run ends
+        (and at the end of a ``with isolation`` block)."""
+        return LocalAgent(server)
+
+
+class StandaloneHost(Host):
+    """`python -m engine run`: the local machine as ``localhost``, scripts and templates next
+    to the script file, configuration variables from the command line."""
+
+    def __init__(
+        self,
+        *,
+        sink: LogSink,
+        working_directory: str | None = None,
+        script_directory: str | None = None,
+    ) -> None:
+        super().__init__(sink=sink, working_directory=working_directory or os.getcwd())
+        self.script_directory = script_directory or self.working_directory
+
+    async def raft_item(self, raft: str | None, name: str, kind: str) -> str | None:
+        candidates = [name]
+        if kind == "module" and not name.endswith(".otter"):
+            candidates.append(name + ".otter")
+        for candidate in candidates:
+            path = os.path.join(self.script_directory, candidate)
+            if os.path.isfile(path):
+                return await asyncio.to_thread(_read_text, path)
+        return None
+
+
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()

@@ -1,0 +1,170 @@
+"""Execution logs: records with a per-execution increasing seq, in nested scopes.
+
+The engine masks secrets before any sink sees a record. A sink is called synchronously from the
+event loop and must be quick: the web application's sink batches records and stores them
+elsewhere; the engine keeps none of them, so memory stays flat however much is logged.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Protocol
+
+MASK = "********"
+
+
+class Level(IntEnum):
+    DEBUG = 0
+    INFORMATION = 10
+    WARNING = 20
+    ERROR = 30
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(slots=True)
+class LogScope:
+    """A nested section of the log: an operation, a described block, a loop item."""
+
+    id: int
+    parent_id: int | None
+    name: str
+    path: tuple[str, ...]
+    line: int | None
+    started: float
+    ended: float | None = None
+    # the worst level logged inside (nested scopes included): what the scope's status shows
+    worst: Level = Level.DEBUG
+    parent: LogScope | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def status(self) -> str:
+        if self.worst >= Level.ERROR:
+            return "error"
+        if self.worst >= Level.WARNING:
+            return "warning"
+        return "normal"
+
+
+@dataclass(slots=True)
+class LogRecord:
+    seq: int
+    scope_id: int | None
+    scope: tuple[str, ...]
+    level: Level
+    message: str
+    line: int | None
+    time: float = field(default_factory=time.time)
+
+
+class LogSink(Protocol):
+    def scope_opened(self, scope: LogScope) -> None: ...
+
+    def scope_closed(self, scope: LogScope) -> None: ...
+
+    def record(self, record: LogRecord) -> None: ...
+
+
+class NullSink:
+    """Discards everything (benchmarks, and runs nobody watches)."""
+
+    def scope_opened(self, scope: LogScope) -> None:
+        pass
+
+    def scope_closed(self, scope: LogScope) -> None:
+        pass
+
+    def record(self, record: LogRecord) -> None:
+        pass
+
+
+class ListSink:
+    """Keeps everything in memory (tests and small tools)."""
+
+    def __init__(self) -> None:
+        self.records: list[LogRecord] = []
+        self.scopes: list[LogScope] = []
+
+    def scope_opened(self, scope: LogScope) -> None:
+        self.scopes.append(scope)
+
+    def scope_closed(self, scope: LogScope) -> None:
+        pass
+
+    def record(self, record: LogRecord) -> None:
+        self.records.append(record)
+
+    def messages(self, level: Level | None = None) -> list[str]:
+        return [r.message for r in self.records if level is None or r.level == level]
+
+
+class Masker:
+    """Replaces every known secret in a text with ``********``."""
+
+    def __init__(self) -> None:
+        self._secrets: set[str] = set()
+        self._pattern: re.Pattern[str] | None = None
+
+    def add(self, secret: str) -> None:
+        # very short values would mask ordinary words; a secret that short is no secret
+        if secret and len(secret) >= 3 and secret not in self._secrets:
+            self._secrets.add(secret)
+            ordered = sorted(self._secrets, key=len, reverse=True)
+            self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
+
+    def __call__(self, text: str) -> str:
+        if self._pattern is None:
+            return text
+        return self._pattern.sub(MASK, text)
+
+
+class Logger:
+    """Numbers records, tracks scopes, masks secrets, and hands everything to the sink."""
+
+    def __init__(self, sink: LogSink, masker: Masker) -> None:
+        self.sink = sink
+        self.mask = masker
+        self.seq = 0
+        self._scope_ids = 0
+
+    def open(self, name: str, parent: LogScope | None, line: int | None) -> LogScope:
+        self._scope_ids += 1
+        name = self.mask(name)
+        path = (*parent.path, name) if parent else (name,)
+        scope = LogScope(
+            self._scope_ids,
+            parent.id if parent else None,
+            name,
+            path,
+            line,
+            time.time(),
+            parent=parent,
+        )
+        self.sink.scope_opened(scope)
+        return scope
+
+    def close(self, scope: LogScope) -> None:
+        scope.ended = time.time()
+        self.sink.scope_closed(scope)
+
+    def write(self, level: Level, message: str, scope: LogScope | None, line: int | None) -> None:
+        self.seq += 1
+        enclosing = scope
+        while enclosing is not None and level > enclosing.worst:
+            enclosing.worst = level
+            enclosing = enclosing.parent
+        self.sink.record(
+            LogRecord(
+                self.seq,
+                scope.id if scope else None,
+                scope.path if scope else (),
+                level,
+                self.mask(message),
+                line,
+            )
+        )

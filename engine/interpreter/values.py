@@ -1,0 +1,46 @@
+"""Runtime values: a scalar is a str, a vector a list, a map a dict (insertion-ordered)."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+Value: TypeAlias = str | list | dict
+
+KIND_NAMES = {"$": "text", "@": "list", "%": "map"}
+
+
+def kind(value: Value) -> str:
+    """The sigil of a value's kind: ``$``, ``@`` or ``%``."""
+    if isinstance(value, list):
+        return "@"
+    if isinstance(value, dict):
+        return "%"
+    return "$"
+
+
+def to_text(value: Value) -> str:
+    """A value as text: scalars as they are, lists and maps as OtterScript literals."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "@(" + ", ".join(to_text(item) for item in value) + ")"
+    return "%(" + ", ".join(f"{key}: {to_text(item)}" for key, item in value.items()) + ")"
+
+
+def is_true(value: Value) -> bool:
+    """The truth test of a bare condition: the text ``true``, in any case."""
+    return isinstance(value, str) and value.strip().lower() == "true"
+
+
+def to_bool(value: Value) -> bool:
+    """An argument given as true/false (also yes/no and 1/0)."""
+    return isinstance(value, str) and value.strip().lower() in ("true", "yes", "1")
+
+
+def copy_value(value: Value) -> Value:
+    """A deep copy, so that a list or map assigned elsewhere is not changed through both names."""
+    if isinstance(value, list):
+        return [copy_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: copy_value(item) for key, item in value.items()}
+    return value

@@ -1,0 +1,107 @@
+"""Running processes through the agent, with output streamed to the log as it arrives."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+
+from engine.interpreter.logs import Level
+
+LEVELS = {
+    "debug": Level.DEBUG,
+    "information": Level.INFORMATION,
+    "info": Level.INFORMATION,
+    "warning": Level.WARNING,
+    "error": Level.ERROR,
+}
+EXIT_RULE = re.compile(r"\s*(==|!=|<=|>=|<|>|=)?\s*(-?\d+)\s*")
+
+
+def level(name: str | None, default: Level) -> Level:
+    if not name:
+        return default
+    found = LEVELS.get(name.strip().lower())
+    if found is None:
+        raise ValueError(f"'{name}' is not a log level: use Debug, Information, Warning or Error")
+    return found
+
+
+def exit_code_ok(rule: str | None, code: int) -> bool | None:
+    """Whether ``code`` passes ``rule`` (like "== 0", ">= 0", "3"); None when the rule is to
+    ignore the exit code."""
+    if rule is None or rule.strip().lower() in ("", "ignored", "ignore", "any"):
+        return None
+    match = EXIT_RULE.fullmatch(rule)
+    if match is None:
+        raise ValueError(f"SuccessExitCode '{rule}' is not a rule like '== 0', '>= 0' or '3'")
+    operator, number = match.group(1) or "==", int(match.group(2))
+    return {
+        "==": code == number, "=": code == number, "!=": code != number,
+        "<": code < number, "<=": code <= number, ">": code > number, ">=": code >= number,
+    }[operator]  # fmt: skip
+
+
+def split_command(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError as error:
+        raise ValueError(f"cannot split the command line '{text}': {error}") from None
+
+
+async def run_process(
+    run,
+    command: list[str],
+    *,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    output_level: Level = Level.INFORMATION,
+    error_level: Level = Level.ERROR,
+    warn_regex: str | None = None,
+    debug_regex: str | None = None,
+    filter_regex: str | None = None,
+    success: str | None = "== 0",
+    stdin: bytes | None = None,
+    capture: list[str] | None = None,
+) -> int:
+    """Run ``command`` on the server in context, logging each line as it arrives. An exit code
+    that fails ``success`` is logged as an error (which fails the operation)."""
+    warn = re.compile(warn_regex) if warn_regex else None
+    debug = re.compile(debug_regex) if debug_regex else None
+    keep = re.compile(filter_regex) if filter_regex else None
+
+    def on_output(line: str, is_error: bool) -> None:
+        if capture is not None and capture_line(line, capture):
+            return
+        if keep is not None and not keep.search(line):
+            return
+        chosen = error_level if is_error else output_level
+        if warn is not None and warn.search(line):
+            chosen = Level.WARNING
+        elif debug is not None and debug.search(line):
+            chosen = Level.DEBUG
+        run.log(chosen, line)
+
+    agent = await run.agent()
+    code = await agent.run(
+        command, on_output=on_output, cwd=cwd or run.working_directory or None, env=env, stdin=stdin
+    )
+    verdict = exit_code_ok(success, code)
+    if verdict is False:
+        run.error(
+            f"{command[0]} exited with code {code} on {run.server}; expected an exit code {success.strip()}."
+        )
+    else:
+        run.debug(f"{command[0]} exited with code {code}.")
+    return code
+
+
+OUT_MARKER = "__OTTERWEB_OUT__ "
+
+
+def capture_line(line: str, captured: list[str]) -> bool:
+    """Lines a script prints to hand variables back are kept out of the log."""
+    if line.startswith(OUT_MARKER):
+        captured.append(line[len(OUT_MARKER) :])
+        return True
+    return False

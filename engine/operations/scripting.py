@@ -1,0 +1,212 @@
+"""Shell and Python scripts."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from engine.interpreter.logs import Level
+from engine.interpreter.values import to_text
+from engine.json_values import from_json_value
+from engine.operations.process import OUT_MARKER, level, run_process, split_command
+from engine.registry import Kind, Operation, ParamType, operation, param
+
+
+class ShellScript(Operation):
+    variables = param(
+        "Variables",
+        ParamType.MAP,
+        default=None,
+        description="Variables defined at the start of the script.",
+    )
+    out_variables = param(
+        "OutVariables",
+        ParamType.LIST,
+        default=None,
+        description="Script variables copied back to runtime variables when it ends.",
+    )
+    environment = param(
+        "EnvironmentVariables",
+        ParamType.MAP,
+        default=None,
+        description="Environment variables for the script.",
+    )
+    arguments = param("Arguments", description="The script's command-line arguments.")
+    verbose = param(
+        "Verbose", ParamType.BOOLEAN, default=False, description="Log how the script is staged."
+    )
+    output_level = param(
+        "OutputLogLevel",
+        default="Information",
+        description="The log level of standard output lines.",
+    )
+    error_level = param(
+        "ErrorOutputLogLevel", default="Error", description="The log level of standard error lines."
+    )
+    success_exit_code = param(
+        "SuccessExitCode",
+        default="ignored",
+        description="The exit codes that mean success; ignored by default.",
+    )
+    capture_debug = param(
+        "CaptureDebug", ParamType.BOOLEAN, default=False, description="Accepted for compatibility."
+    )
+
+    async def script_text(self, run) -> str:
+        raise NotImplementedError
+
+    async def execute(self, run) -> None:
+        text = await self.script_text(run)
+        prelude = "".join(
+            f"{_shell_name(k)}={shlex.quote(to_text(v))}\n"
+            for k, v in (self.variables or {}).items()
+        )
+        epilogue = "".join(
+            f'\nprintf "%s%s=%s\\n" {shlex.quote(OUT_MARKER)} {shlex.quote(name)} "${_shell_name(name)}"'
+            for name in (to_text(n) for n in self.out_variables or [])
+        )
+        script = (
+            prelude
+            + text
+            + (
+                "\n__otterweb_status=$?" + epilogue + "\nexit $__otterweb_status"
+                if epilogue
+                else ""
+            )
+        )
+        if self.verbose:
+            run.debug(f"Running the script with /bin/sh ({len(script)} characters).")
+        captured: list[str] = []
+        await run_process(
+            run,
+            ["/bin/sh", "-c", script, "sh", *split_command(self.arguments or "")],
+            env={k: to_text(v) for k, v in (self.environment or {}).items()} or None,
+            output_level=level(self.output_level, Level.INFORMATION),
+            error_level=level(self.error_level, Level.ERROR),
+            success=self.success_exit_code,
+            capture=captured,
+        )
+        for line in captured:
+            name, _, value = line.partition("=")
+            run.set_variable(name, value)
+
+
+def _shell_name(name: object) -> str:
+    text = to_text(name)  # type: ignore[arg-type]
+    if not text.replace("_", "a").isalnum() or text[0].isdigit():
+        raise ValueError(f"'{text}' cannot be a shell variable name")
+    return text
+
+
+@operation(
+    "SHExec",
+    "Execute-Shell",
+    namespace="Linux",
+    kind=Kind.EXECUTE,
+    description="Runs a shell script on the server in context.",
+)
+class SHExec(ShellScript):
+    text = param("Text", positional=True, required=True, description="The shell script.")
+
+    async def script_text(self, run) -> str:
+        return self.text
+
+    def summary(self) -> str:
+        first = next((line.strip() for line in self.text.splitlines() if line.strip()), "")
+        return f"SHExec {first[:70]}"
+
+
+@operation(
+    "SHCall",
+    namespace="Linux",
+    kind=Kind.EXECUTE,
+    description="Runs a shell script kept in a raft on the server in context.",
+)
+class SHCall(ShellScript):
+    name = param(
+        "ScriptName",
+        aliases=("Name",),
+        positional=True,
+        required=True,
+        description="The script's name in the raft (raft::name for another raft).",
+    )
+
+    async def script_text(self, run) -> str:
+        raft, _, name = self.name.rpartition("::")
+        text = await run.host.raft_item(raft or None, name, "script")
+        if text is None:
+            raise ValueError(f"script '{self.name}' was not found in the raft")
+        return text
+
+
+@operation(
+    "PYExec",
+    namespace="Python",
+    kind=Kind.EXECUTE,
+    description="Runs a Python script on the server in context.",
+)
+class PYExec(Operation):
+    script = param("Script", positional=True, required=True, description="The Python script.")
+    variables = param(
+        "Variables",
+        ParamType.MAP,
+        default=None,
+        description="Variables defined at the start of the script.",
+    )
+    out_variables = param(
+        "OutVariables",
+        ParamType.LIST,
+        default=None,
+        description="Script variables copied back to runtime variables when it ends.",
+    )
+    arguments = param("Arguments", description="The script's command-line arguments (sys.argv).")
+    environment = param(
+        "EnvironmentVariables",
+        ParamType.MAP,
+        default=None,
+        description="Environment variables for the script.",
+    )
+    python = param(
+        "PythonPath", default="python3", description="The Python interpreter on the server."
+    )
+    verbose = param(
+        "Verbose", ParamType.BOOLEAN, default=False, description="Log how the script is staged."
+    )
+    success_exit_code = param(
+        "SuccessExitCode",
+        default="ignored",
+        description="The exit codes that mean success; ignored by default.",
+    )
+    capture_debug = param(
+        "CaptureDebug", ParamType.BOOLEAN, default=False, description="Accepted for compatibility."
+    )
+
+    def summary(self) -> str:
+        first = next((line.strip() for line in self.script.splitlines() if line.strip()), "")
+        return f"PYExec {first[:70]}"
+
+    async def execute(self, run) -> None:
+        prelude = "".join(f"{name} = {value!r}\n" for name, value in (self.variables or {}).items())
+        outputs = [to_text(n) for n in self.out_variables or []]
+        epilogue = ""
+        if outputs:
+            epilogue = "\nimport json as __json\n" + "".join(
+                f"print({OUT_MARKER!r} + {name!r} + '=' + __json.dumps({name}))\n"
+                for name in outputs
+            )
+        captured: list[str] = []
+        await run_process(
+            run,
+            [
+                self.python,
+                "-c",
+                prelude + self.script + epilogue,
+                *split_command(self.arguments or ""),
+            ],
+            env={k: to_text(v) for k, v in (self.environment or {}).items()} or None,
+            success=self.success_exit_code,
+            capture=captured,
+        )
+        for line in captured:
+            name, _, value = line.partition("=")
+            run.set_variable(name, from_json_value(json.loads(value)))

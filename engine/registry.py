@@ -1,0 +1,294 @@
+"""The one registry of operations and variable functions.
+
+Operations are classes registered with ``@operation``; their parameters are class attributes
+made with ``param()``. Functions are plain functions registered with ``@function``. The
+registry drives the interpreter (binding arguments), the checks (unknown operations and
+arguments), the block editor and the reference documentation.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from engine.interpreter.values import KIND_NAMES, Value, kind, to_text
+
+
+class Kind(StrEnum):
+    """How an operation behaves in the execution modes."""
+
+    EXECUTE = "execute"  # changes something; runs in execute mode (and after drift)
+    ENSURE = "ensure"  # collects the current state, compares, changes it only when it drifted
+    COLLECT = "collect"  # reads state; runs in every mode
+
+
+class ParamType(StrEnum):
+    TEXT = "text"
+    INTEGER = "integer"
+    BOOLEAN = "true/false"
+    LIST = "@list"
+    MAP = "%map"
+    ANY = "any"
+
+
+@dataclass
+class Param:
+    """One parameter of an operation."""
+
+    name: str
+    type: ParamType = ParamType.TEXT
+    aliases: tuple[str, ...] = ()
+    required: bool = False
+    default: Any = None
+    positional: bool = False
+    output: bool = False
+    expand: bool = True  # False: the value is taken as written ($ not expanded)
+    description: str = ""
+    attribute: str = ""
+
+    def __set_name__(self, owner: type, attribute: str) -> None:
+        self.attribute = attribute
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+    def convert(self, value: Value, operation: str) -> Any:
+        """The value as this parameter's type; ValueError names the problem."""
+        where = f"{operation}: argument '{self.name}'"
+        if self.type == ParamType.ANY:
+            return value
+        if self.type == ParamType.LIST:
+            if isinstance(value, dict):
+                raise ValueError(f"{where} takes a list, not a map")
+            return value if isinstance(value, list) else [value]
+        if self.type == ParamType.MAP:
+            if not isinstance(value, dict):
+                raise ValueError(
+                    f"{where} takes a map like %(key: value), not {KIND_NAMES[kind(value)]}"
+                )
+            return value
+        if not isinstance(value, str):
+            raise ValueError(f"{where} takes {self.type.value}, not a {KIND_NAMES[kind(value)]}")
+        if self.type == ParamType.INTEGER:
+            try:
+                return int(value.strip())
+            except ValueError:
+                raise ValueError(f"{where} takes a whole number, not '{value}'") from None
+        if self.type == ParamType.BOOLEAN:
+            lowered = value.strip().lower()
+            if lowered in ("true", "yes", "1"):
+                return True
+            if lowered in ("false", "no", "0", ""):
+                return False
+            raise ValueError(f"{where} takes true or false, not '{value}'")
+        return value
+
+
+def param(name: str, type: ParamType = ParamType.TEXT, **options: Any) -> Any:
+    """Declare an operation parameter: ``seconds = param("Seconds", ParamType.INTEGER, required=True)``."""
+    return Param(name, type, **options)
+
+
+@dataclass
+class OperationSpec:
+    name: str
+    aliases: tuple[str, ...]
+    namespace: str
+    kind: Kind
+    description: str
+    cls: type[Operation]
+    params: list[Param] = field(default_factory=list)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+    @property
+    def positional(self) -> Param | None:
+        return next((p for p in self.params if p.positional), None)
+
+    def find_param(self, name: str) -> Param | None:
+        lowered = name.casefold()
+        return next((p for p in self.params if any(n.casefold() == lowered for n in p.names)), None)
+
+
+class Operation:
+    """Base of operations. Arguments are bound to the parameters' attributes before a run."""
+
+    spec: ClassVar[OperationSpec]
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        for p in self.spec.params:
+            setattr(self, p.attribute, values.get(p.attribute, p.default))
+
+    def summary(self) -> str:
+        """A short description for the log scope: the operation and its main argument."""
+        positional = self.spec.positional
+        if positional is not None:
+            value = getattr(self, positional.attribute)
+            if value not in (None, ""):
+                text = to_text(value) if not isinstance(value, str) else value
+                text = text.splitlines()[0] if text.strip() else text
+                return f"{self.spec.name} {text[:80]}"
+        return self.spec.name
+
+    async def execute(
+        self, run: Any
+    ) -> None:  # pragma: no cover - each kind overrides what it uses
+        raise NotImplementedError
+
+    async def collect(self, run: Any) -> dict[str, Any]:  # pragma: no cover
+        raise NotImplementedError
+
+    def desired(self) -> dict[str, Any]:
+        """For ensure operations: the state the arguments describe, by parameter name."""
+        return {}
+
+
+@dataclass
+class FunctionSpec:
+    name: str
+    aliases: tuple[str, ...]
+    returns: str | None  # "$", "@", "%", or None when the call's sigil decides
+    params: tuple[str, ...]
+    optional: int  # how many of the trailing params may be left out
+    variadic: bool
+    description: str
+    implementation: Callable[..., Any]
+    is_async: bool
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+    def signature(self) -> str:
+        shown = list(self.params)
+        for index in range(len(shown) - self.optional, len(shown)):
+            shown[index] = f"[{shown[index]}]"
+        if self.variadic:
+            shown.append("...")
+        return f"{self.returns or '$'}{self.name}({', '.join(shown)})"
+
+    def check_count(self, count: int) -> str | None:
+        least = len(self.params) - self.optional
+        if count < least:
+            return f"{self.signature()} needs at least {least} argument{'s' if least != 1 else ''}, got {count}"
+        if not self.variadic and count > len(self.params):
+            return f"{self.signature()} takes at most {len(self.params)} argument{'s' if len(self.params) != 1 else ''}, got {count}"
+        return None
+
+
+class Registry:
+    def __init__(self) -> None:
+        self.operations: dict[str, list[OperationSpec]] = {}
+        self.functions: dict[str, FunctionSpec] = {}
+
+    def add_operation(self, spec: OperationSpec) -> None:
+        for name in spec.names:
+            self.operations.setdefault(name.casefold(), []).append(spec)
+
+    def add_function(self, spec: FunctionSpec) -> None:
+        for name in spec.names:
+            key = name.casefold()
+            if key in self.functions:
+                raise ValueError(f"function {name} is registered twice")
+            self.functions[key] = spec
+
+    def find_operation(self, namespace: str | None, name: str) -> OperationSpec:
+        """The operation a call names; LookupError with a helpful message otherwise."""
+        _load_builtins()
+        candidates = self.operations.get(name.casefold(), [])
+        if namespace is not None:
+            candidates = [c for c in candidates if c.namespace.casefold() == namespace.casefold()]
+        if len(candidates) == 1:
+            return candidates[0]
+        qualified = f"{namespace}::{name}" if namespace else name
+        if not candidates:
+            close = difflib.get_close_matches(
+                name.casefold(), list(self.operations), n=3, cutoff=0.75
+            )
+            known = sorted({self.operations[c][0].name for c in close})
+            hint = f"; did you mean {' or '.join(known)}?" if known else ""
+            raise LookupError(f"unknown operation '{qualified}'{hint}")
+        namespaces = ", ".join(sorted(f"{c.namespace}::{c.name}" for c in candidates))
+        raise LookupError(f"'{qualified}' is ambiguous: write one of {namespaces}")
+
+    def find_function(self, name: str) -> FunctionSpec | None:
+        _load_builtins()
+        return self.functions.get(name.casefold())
+
+    def all_operations(self) -> list[OperationSpec]:
+        _load_builtins()
+        unique = {id(spec): spec for specs in self.operations.values() for spec in specs}
+        return sorted(unique.values(), key=lambda s: (s.namespace, s.name))
+
+    def all_functions(self) -> list[FunctionSpec]:
+        _load_builtins()
+        unique = {id(spec): spec for spec in self.functions.values()}
+        return sorted(unique.values(), key=lambda s: s.name)
+
+
+REGISTRY = Registry()
+
+
+def operation(
+    name: str, *aliases: str, namespace: str, kind: Kind, description: str
+) -> Callable[[type[Operation]], type[Operation]]:
+    """Register an operation class."""
+
+    def register(cls: type[Operation]) -> type[Operation]:
+        params = [value for value in vars(cls).values() if isinstance(value, Param)]
+        for base in cls.__mro__[1:]:
+            params[:0] = [
+                v
+                for v in vars(base).values()
+                if isinstance(v, Param) and v.attribute not in {p.attribute for p in params}
+            ]
+        if sum(p.positional for p in params) > 1:
+            raise ValueError(f"{name} declares more than one positional parameter")
+        spec = OperationSpec(name, aliases, namespace, kind, description, cls, params)
+        cls.spec = spec
+        REGISTRY.add_operation(spec)
+        return cls
+
+    return register
+
+
+def function(
+    name: str,
+    *aliases: str,
+    returns: str | None,
+    params: tuple[str, ...] = (),
+    optional: int = 0,
+    variadic: bool = False,
+    description: str,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a variable function ``def f(call, *args)``; ``call`` gives it the run's context."""
+
+    def register(implementation: Callable[..., Any]) -> Callable[..., Any]:
+        spec = FunctionSpec(
+            name, aliases, returns, params, optional, variadic, description, implementation,
+            inspect.iscoroutinefunction(implementation),
+        )  # fmt: skip
+        REGISTRY.add_function(spec)
+        return implementation
+
+    return register
+
+
+_loaded = False
+
+
+def _load_builtins() -> None:
+    """Import the built-in operations and functions once (they register themselves)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import engine.functions
+    import engine.operations  # noqa: F401
