@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine check|format|blocks|unblocks FILE...`` (``-`` reads stdin)."""
+"""Command line: ``python -m engine check|format|blocks|unblocks|run FILE...`` (``-`` reads stdin)."""
 
 from __future__ import annotations
 
@@ -104,6 +104,96 @@ def command_unblocks(args: argparse.Namespace) -> int:
     return 0
 
 
+class _TextSink:
+    """Log records as lines indented by scope: `[level] message`."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def scope_opened(self, scope) -> None:
+        self.stream.write(f"{'  ' * (len(scope.path) - 1)}{scope.name}\n")
+
+    def scope_closed(self, scope) -> None:
+        pass
+
+    def record(self, record) -> None:
+        self.stream.write(f"{'  ' * len(record.scope)}[{record.level.label}] {record.message}\n")
+
+
+class _JsonLinesSink:
+    """One JSON object per log record."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def scope_opened(self, scope) -> None:
+        pass
+
+    def scope_closed(self, scope) -> None:
+        pass
+
+    def record(self, record) -> None:
+        line = {"type": "log", "seq": record.seq, "scope": list(record.scope), "level": record.level.label,
+                "message": record.message, "line": record.line}  # fmt: skip
+        self.stream.write(json.dumps(line) + "\n")
+
+
+def command_run(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+    import signal
+
+    from engine.interpreter import Execution, StandaloneHost
+
+    text = _read(args.file)
+    try:
+        script = parse(text, name=args.file)
+    except OtterSyntaxError as error:
+        for diagnostic in error.diagnostics:
+            print(diagnostic.format(args.file), file=sys.stderr)
+        return 2
+    variables = {}
+    for item in args.var:
+        name, equals, value = item.partition("=")
+        if not equals or not name.strip():
+            print(f"error: --var takes NAME=VALUE, not '{item}'", file=sys.stderr)
+            return 2
+        variables[name.strip().lstrip("$")] = value
+    sink = _JsonLinesSink(sys.stdout) if args.log_format == "jsonl" else _TextSink(sys.stdout)
+    script_directory = os.path.dirname(os.path.abspath(args.file)) if args.file != "-" else None
+    host = StandaloneHost(sink=sink, script_directory=script_directory)
+    execution = Execution(
+        script, host=host, mode=args.mode, simulate=args.simulate, variables=variables
+    )
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, execution.cancel)
+        return await execution.run()
+
+    result = asyncio.run(main())
+    if args.log_format == "jsonl":
+        summary = {
+            "type": "result",
+            "status": result.status.label,
+            "drifted": len(result.drifted),
+            "duration": round(result.duration, 3),
+        }
+        print(json.dumps(summary))
+    else:
+        for drift in result.drifted:
+            changes = "; ".join(
+                f"{d.property}: expected {d.expected!r}, actual {d.actual!r}"
+                for d in drift.differences
+            )
+            print(f"drift: {drift.server}: {drift.operation} (line {drift.line}): {changes}")
+        print(
+            f"status: {result.status.label} ({result.duration:.2f}s, {len(result.drifted)} drifted)"
+        )
+    return 1 if result.status.label == "error" else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m engine", description="OtterScript tools. FILE may be - for standard input."
@@ -133,6 +223,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     unblocks_parser.add_argument("file", metavar="FILE.json")
     unblocks_parser.set_defaults(run=command_unblocks)
+
+    run_parser = commands.add_parser(
+        "run", help="run a script on this machine (the server 'localhost')"
+    )
+    run_parser.add_argument("file", metavar="FILE")
+    run_parser.add_argument(
+        "--var",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a runtime variable (repeatable)",
+    )
+    run_parser.add_argument(
+        "--mode", choices=["execute", "collect", "collect-execute"], default="execute"
+    )
+    run_parser.add_argument(
+        "--simulate",
+        action="store_true",
+        help="log what would be done; contact no server, change nothing",
+    )
+    run_parser.add_argument("--log-format", choices=["text", "jsonl"], default="text")
+    run_parser.set_defaults(run=command_run)
     return parser
 
 

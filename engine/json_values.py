@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.interpreter.values import Value
+from engine.values import Value
 
 
 def from_json_value(value: object) -> Value:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from engine.interpreter.values import KIND_NAMES, Value, kind, to_text
+from engine.values import KIND_NAMES, Value, kind, to_text
 
 
 class Kind(StrEnum):

@@ -107,7 +107,7 @@ async def render(
 ) -> str:
     """The template's text. ``evaluate`` and ``test`` run in the execution, with ``variables``
     (loop variables) added on top of its scope."""
-    from engine.interpreter.values import to_text
+    from engine.values import to_text
 
     variables = dict(variables or {})
     out: list[str] = []

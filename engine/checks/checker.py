@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from engine import ast
 from engine.errors import Diagnostic, sort_key
 from engine.keywords import NOT_STATEMENTS, STATEMENT_KEYWORDS
+from engine.registry import REGISTRY, ParamType
 from engine.spans import Span
 
 KIND_NAMES = {"$": "a text (scalar)", "@": "a list (vector)", "%": "a map"}
@@ -116,7 +117,88 @@ class _Checker:
                 f"keywords are lower case: write '{lowered}', not '{node.name}'",
                 code="unknown-statement",
             )
+        else:
+            self.operation_arguments(node)
         self.generic(node)
+
+    def operation_arguments(self, node: ast.OperationCall) -> None:
+        """The operation exists, and its arguments are its own and of the right kind."""
+        try:
+            spec = REGISTRY.find_operation(node.namespace, node.name)
+        except LookupError as error:
+            self.report(node, str(error), code="unknown-operation")
+            return
+        if node.positional is not None:
+            if spec.positional is None:
+                self.report(
+                    node.positional,
+                    f"{spec.name} takes no positional argument",
+                    code="operation-argument",
+                )
+            else:
+                self.argument_kind(spec.name, spec.positional, node.positional)
+        given = (
+            {spec.positional.attribute}
+            if node.positional is not None and spec.positional
+            else set()
+        )
+        for argument in node.arguments:
+            parameter = spec.find_param(argument.name)
+            if parameter is None:
+                known = ", ".join(p.name for p in spec.params)
+                self.report(
+                    argument,
+                    f"{spec.name} has no argument '{argument.name}' (its arguments: {known})",
+                    code="operation-argument",
+                )
+                continue
+            given.add(parameter.attribute)
+            if isinstance(argument, ast.OutputArgument):
+                if not parameter.output:
+                    self.report(
+                        argument,
+                        f"{spec.name}: '{argument.name}' is not an output; pass it as {argument.name}: value",
+                        code="operation-argument",
+                    )
+            else:
+                self.argument_kind(spec.name, parameter, argument.value)
+        for parameter in spec.params:
+            if parameter.required and parameter.attribute not in given:
+                how = (
+                    "as its positional argument"
+                    if parameter.positional
+                    else f"as {parameter.name}: value"
+                )
+                self.report(
+                    node, f"{spec.name} needs '{parameter.name}' ({how})", code="operation-argument"
+                )
+
+    def argument_kind(self, operation: str, parameter, value: ast.Expression) -> None:
+        value_kind = ast.kind_of(value)
+        literal = value.literal if isinstance(value, ast.Scalar) else None
+        problem = None
+        if parameter.type in (
+            ParamType.TEXT,
+            ParamType.INTEGER,
+            ParamType.BOOLEAN,
+        ) and value_kind in ("@", "%"):
+            problem = f"takes {parameter.type.value}, not {KIND_NAMES[value_kind]}"
+        elif parameter.type == ParamType.MAP and value_kind in ("$", "@"):
+            problem = f"takes a map like %(key: value), not {KIND_NAMES[value_kind]}"
+        elif parameter.type == ParamType.LIST and value_kind == "%":
+            problem = "takes a list, not a map"
+        elif literal is not None:
+            try:
+                parameter.convert(literal, operation)
+            except ValueError as error:
+                self.report(value, str(error), code="operation-argument")
+                return
+        if problem:
+            self.report(
+                value,
+                f"{operation}: argument '{parameter.name}' {problem}",
+                code="operation-argument",
+            )
 
     def visit_CallModule(self, node: ast.CallModule) -> None:
         self.generic(node)
@@ -343,11 +425,19 @@ class _Checker:
         pass
 
     def visit_FunctionCall(self, node: ast.FunctionCall) -> None:
+        spec = REGISTRY.find_function(node.name)
+        if spec is None:
+            self.report(node, f"unknown function {node.sigil}{node.name}", code="unknown-function")
+        else:
+            problem = spec.check_count(len(node.args))
+            if problem:
+                self.report(node, problem, code="function-arguments")
         self.generic(node)
 
-    visit_Interpolation = visit_Vector = visit_Map = visit_MapEntry = visit_Index = (
-        visit_FunctionCall
-    )
+    def visit_Vector(self, node: ast.Vector) -> None:
+        self.generic(node)
+
+    visit_Interpolation = visit_Map = visit_MapEntry = visit_Index = visit_Vector
 
 
 def _walk_type(node: ast.Node, kind: type) -> Iterator:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from engine.interpreter.values import to_text
 from engine.registry import function
+from engine.values import to_text
 
 
 @function("ExecutionId", returns="$", description="The id of this execution.")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 
-from engine.interpreter.values import Value, to_text
 from engine.registry import function
+from engine.values import Value, to_text
 
 
 @function(

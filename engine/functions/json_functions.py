@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from engine.interpreter.values import to_text
 from engine.json_values import from_json_value
 from engine.registry import function
+from engine.values import to_text
 
 
 @function(

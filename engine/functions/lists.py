@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine.interpreter.values import Value, copy_value, to_text
 from engine.registry import function
+from engine.values import Value, copy_value, to_text
 
 
 def _list(value: Value) -> list:

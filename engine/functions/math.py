@@ -7,8 +7,8 @@ import math as python_math
 import operator
 from decimal import Decimal, InvalidOperation
 
-from engine.interpreter.values import Value, to_bool, to_text
 from engine.registry import function
+from engine.values import Value, to_bool, to_text
 
 
 def number(value: Value, what: str = "value") -> Decimal:

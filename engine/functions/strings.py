@@ -9,8 +9,8 @@ import urllib.parse
 from datetime import UTC, datetime
 from xml.sax.saxutils import escape as xml_escape
 
-from engine.interpreter.values import Value, is_true, to_text
 from engine.registry import function
+from engine.values import Value, is_true, to_text
 
 _DOTNET_TOKENS = [
     ("yyyy", "%Y"), ("yy", "%y"), ("MMMM", "%B"), ("MMM", "%b"), ("MM", "%m"), ("dddd", "%A"), ("ddd", "%a"),

@@ -27,9 +27,9 @@ from engine.interpreter.errors import (
 )
 from engine.interpreter.host import Credential, Host
 from engine.interpreter.logs import Level, Logger, LogScope, Masker
-from engine.interpreter.values import KIND_NAMES, Value, copy_value, is_true, kind, to_text
 from engine.parser import parse
 from engine.registry import REGISTRY, Kind, Operation, OperationSpec
+from engine.values import KIND_NAMES, Value, copy_value, is_true, kind, to_text
 
 
 class Mode(StrEnum):
@@ -165,8 +165,10 @@ class Execution:
         host: Host,
         mode: Mode | str = Mode.EXECUTE,
         simulate: bool = False,
+        variables: dict[str, Value] | None = None,
     ) -> None:
         self.script = script
+        self.variables = dict(variables or {})  # runtime variables to start with
         self.host = host
         self.mode = Mode(mode)
         self.simulate = simulate
@@ -266,6 +268,8 @@ class Execution:
 
     async def _pass(self, phase: str, title: str | None) -> None:
         self.phase = phase
+        for name, value in self.variables.items():
+            self.global_scope.variables[name.casefold()] = (name, copy_value(value))
         scope = self.logger.open(title, None, None) if title else None
         context = Context(
             strand=self.main,
@@ -274,10 +278,8 @@ class Execution:
             log=scope,
         )
         try:
-            try:
+            with contextlib.suppress(ModuleReturn):
                 await self.body(self.script.body, self.global_scope, context, top_level=True)
-            except ModuleReturn:
-                pass
             await self.await_children(self.main, None, context, implicit=True)
         finally:
             if scope is not None:
@@ -812,10 +814,8 @@ class Execution:
             module_scope.variables[key] = (parameter.variable.name, value)
         async with self.described(statement, context) as inner:
             inner = replace(inner, in_loop=False, in_module=True)
-            try:
+            with contextlib.suppress(ModuleReturn):
                 await self.body(module.body, module_scope, inner)
-            except ModuleReturn:
-                pass
         for argument in statement.arguments:
             if isinstance(argument, ast.OutputArgument):
                 _name, value = module_scope.variables[argument.name.casefold()]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from engine.agents import Agent, LocalAgent
 from engine.interpreter.logs import LogSink, NullSink
-from engine.interpreter.values import Value
+from engine.values import Value
 
 
 @dataclass(frozen=True)

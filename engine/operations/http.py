@@ -10,8 +10,8 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 
-from engine.interpreter.values import to_text
 from engine.registry import Kind, Operation, ParamType, operation, param
+from engine.values import to_text
 
 TIMEOUT_SECONDS = 60
 

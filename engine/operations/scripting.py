@@ -6,10 +6,10 @@ import json
 import shlex
 
 from engine.interpreter.logs import Level
-from engine.interpreter.values import to_text
 from engine.json_values import from_json_value
 from engine.operations.process import OUT_MARKER, level, run_process, split_command
 from engine.registry import Kind, Operation, ParamType, operation, param
+from engine.values import to_text
 
 
 class ShellScript(Operation):

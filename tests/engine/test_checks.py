@@ -96,7 +96,7 @@ def test_check_await_unknown_token_warns() -> None:
 
 
 def test_check_includes_parser_warnings_sorted() -> None:
-    assert codes("Exec x (A: b,)\nset @x = a;") == [
+    assert codes("Exec x (Arguments: b,)\nset @x = a;") == [
         ("trailing-comma", "warning", 1),
         ("missing-semicolon", "warning", 1),
         ("sigil", "error", 2),

@@ -41,7 +41,7 @@ SAMPLES: dict[type, ast.Script] = {
     ast.Script: ast.Script(headers=("##AH:UseTextMode",), body=BODY),
     ast.Text: in_set(ast.Scalar(parts=(X, ast.Text(value=" and b")))),
     ast.VariableRef: in_scalar(ast.VariableRef(sigil="$", name="y")),
-    ast.FunctionCall: in_scalar(ast.FunctionCall(sigil="$", name="F", args=(text("1"), LIST))),
+    ast.FunctionCall: in_scalar(ast.FunctionCall(sigil="$", name="Join", args=(text("1"), LIST))),
     ast.Interpolation: in_scalar(
         ast.Interpolation(expression=ast.Index(target=LIST, key=text("0")))
     ),
@@ -71,17 +71,21 @@ SAMPLES: dict[type, ast.Script] = {
     ast.IsTrue: in_if(ast.IsTrue(operand=ast.Scalar(parts=(X,)))),
     ast.Argument: statement(
         ast.OperationCall(
-            name="Exec", arguments=(ast.Argument(name="A", value=text("b"), comments=("# why",)),)
+            name="Exec",
+            arguments=(ast.Argument(name="Arguments", value=text("b"), comments=("# why",)),),
         )
     ),
     ast.OutputArgument: statement(
         ast.OperationCall(
             name="Get-Http",
-            arguments=(ast.OutputArgument(name="Body", variable=X, trailing_comment="# out"),),
+            positional=text("http://127.0.0.1/"),
+            arguments=(
+                ast.OutputArgument(name="ResponseBody", variable=X, trailing_comment="# out"),
+            ),
         )
     ),
     ast.OperationCall: statement(
-        ast.OperationCall(namespace="IIS", name="Ensure-Site", positional=text("web"))
+        ast.OperationCall(namespace="Files", name="Ensure-Directory", positional=text("web"))
     ),
     ast.Block: statement(ast.Block(body=BODY, description=("# Named block",))),
     ast.SetVariable: statement(
