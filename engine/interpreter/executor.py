@@ -387,7 +387,7 @@ class Execution:
         self, statement: ast.SetVariable, value: Value, scope: Scope, context: Context
     ) -> None:
         variable = statement.variable
-        container = self.lookup(variable, scope, context, statement.span)
+        container = await self.lookup(variable, scope, context, statement.span)
         keys = [to_text(await self.evaluate(key, scope, context)) for key in statement.indexes]
         target: Value = container
         for position, key in enumerate(keys):
@@ -1088,7 +1088,7 @@ class Execution:
                     pieces.append(to_text(await self.evaluate(part.expression, scope, context)))
             return "".join(pieces)
         if type(expression) is ast.VariableRef:
-            return self.lookup(expression, scope, context, expression.span)
+            return await self.lookup(expression, scope, context, expression.span)
         if type(expression) is ast.FunctionCall:
             return await self.call(expression, scope, context)
         if type(expression) is ast.Vector:
@@ -1143,7 +1143,11 @@ class Execution:
             )
         return value
 
-    def lookup(self, variable: ast.VariableRef, scope: Scope, context: Context, span: Any) -> Value:
+    async def lookup(
+        self, variable: ast.VariableRef, scope: Scope, context: Context, span: Any
+    ) -> Value:
+        """``@name`` or ``%name``: a runtime variable, a configuration variable, or a function
+        called without arguments (``@AllServers``), in that order."""
         key = variable.name.casefold()
         found = scope.find(key)
         value = (
@@ -1152,7 +1156,13 @@ class Execution:
             else self.host.variable(variable.name, context.server, context.role)
         )
         if value is None:
-            raise ExecutionError(f"{variable.sigil}{variable.name} is not defined", span)
+            spec = REGISTRY.find_function(variable.name)
+            if spec is None:
+                raise ExecutionError(
+                    f"{variable.sigil}{variable.name} is not defined: no variable or function has that name",
+                    span,
+                )
+            value = await self.invoke(spec, variable.sigil, [], span, scope, context)
         if kind(value) != variable.sigil:
             raise ExecutionError(
                 f"{variable.sigil}{variable.name} is {_a(KIND_NAMES[kind(value)])}: write {kind(value)}{variable.name}",
