@@ -227,10 +227,22 @@ def regex_find(call, text, expression, group=None):
     return [m.group(key) or "" for m in pattern.finditer(_text(text, "text"))]
 
 
+# .NET accepts a quantified anchor (`^inedox-.$*` in Inedo's own samples); Python does not.
+# `$*` and `$?` may match zero times, so they match anywhere; `$+` is just `$`.
+_QUANTIFIED_ANCHOR = re.compile(r"(?<!\\)([\^$])([*?+])")
+
+
 def _pattern(expression: Value) -> re.Pattern[str]:
+    text = _text(expression, "the regular expression")
     try:
-        return re.compile(_text(expression, "the regular expression"))
+        return re.compile(text)
     except re.error as error:
+        compatible = _QUANTIFIED_ANCHOR.sub(lambda m: m.group(1) if m.group(2) == "+" else "", text)
+        if compatible != text:
+            try:
+                return re.compile(compatible)
+            except re.error:
+                pass
         raise ValueError(f"invalid regular expression: {error}") from None
 
 

@@ -81,6 +81,7 @@ def host(tmp_path) -> TestHost:
 @pytest.fixture
 def run(host):
     async def run_script(text: str, **options) -> Ran:
+        host.sink = ListSink()  # each run its own log
         execution = Execution(parse(text), host=host, **options)
         result = await execution.run()
         return Ran(result, host.sink)
