@@ -84,12 +84,16 @@ class ExecutionResult:
 class Scope:
     """A block's runtime variables (by case-insensitive name) and the modules it declares."""
 
-    __slots__ = ("modules", "parent", "variables")
+    __slots__ = ("item", "modules", "parent", "variables")
 
     def __init__(
-        self, parent: Scope | None = None, variables: dict[str, tuple[str, Value]] | None = None
+        self,
+        parent: Scope | None = None,
+        variables: dict[str, tuple[str, Value]] | None = None,
+        item: int | None = None,
     ) -> None:
         self.parent = parent
+        self.item = item  # the loop item this scope runs, to tell runs of a statement apart
         # casefolded name -> (name as first written, value)
         self.variables: dict[str, tuple[str, Value]] = variables if variables is not None else {}
         self.modules: dict[str, ast.ModuleDeclaration] = {}
@@ -101,6 +105,16 @@ class Scope:
                 return scope
             scope = scope.parent
         return None
+
+    def iteration(self) -> tuple[int, ...]:
+        """The loop item indexes of the enclosing loops, outermost first."""
+        items = []
+        scope: Scope | None = self
+        while scope is not None:
+            if scope.item is not None:
+                items.append(scope.item)
+            scope = scope.parent
+        return tuple(reversed(items))
 
     def flattened(self) -> dict[str, tuple[str, Value]]:
         """Every variable visible here except the global scope's, inner ones winning (copies)."""
@@ -148,7 +162,6 @@ class Context:
     in_loop: bool = False
     in_module: bool = False
     log: LogScope | None = None
-    iteration: tuple[int, ...] = ()  # loop item indexes, to tell apart runs of one statement
 
 
 # ---- the execution ------------------------------------------------------------------------------
@@ -184,6 +197,7 @@ class Execution:
         self.global_scope = Scope()
         self.raft_modules: dict[tuple[str | None, str], ast.ModuleDeclaration] = {}
         self.enclosing_block: dict[int, int] = _enclosing_blocks(script.body)
+        self._modules: dict[int, tuple[ast.ModuleDeclaration, ...]] = {}
         self._task: asyncio.Task[Any] | None = None
         self._cancelled = False
         self._started = 0.0
@@ -301,25 +315,29 @@ class Execution:
     # ---- bodies
 
     async def body(
-        self, statements: ast.Body, parent: Scope, context: Context, *, top_level: bool = False
+        self,
+        statements: ast.Body,
+        parent: Scope,
+        context: Context,
+        *,
+        top_level: bool = False,
+        own_scope: bool = False,
     ) -> None:
-        scope = parent if top_level else Scope(parent)
-        for statement in statements:
-            if isinstance(statement, ast.ModuleDeclaration):
-                scope.modules[statement.name.casefold()] = statement
-        seen_statement = False
+        """Run a block. It gets a scope of its own unless ``own_scope`` says ``parent`` is one."""
+        scope = parent if top_level or own_scope else Scope(parent)
+        modules = self._modules.get(id(statements))
+        if modules is None:
+            modules = tuple(s for s in statements if isinstance(s, ast.ModuleDeclaration))
+            self._modules[id(statements)] = modules
+        for module in modules:
+            scope.modules[module.name.casefold()] = module
+        if top_level:
+            _check_globals_first(statements)
+        handlers = STATEMENTS
         for statement in statements:
             if self._cancelled:
                 raise Cancelled("The execution was cancelled.")
-            if top_level and isinstance(statement, ast.GlobalDeclaration):
-                if seen_statement:
-                    raise FatalError(
-                        "a global declaration must come before every other statement",
-                        statement.span,
-                    )
-            elif not isinstance(statement, ast.Comment | ast.ModuleDeclaration):
-                seen_statement = True
-            await self.statement(statement, scope, context)
+            await handlers[type(statement)](self, statement, scope, context)
 
     async def statement(self, statement: ast.Statement, scope: Scope, context: Context) -> None:
         await STATEMENTS[type(statement)](self, statement, scope, context)
@@ -430,51 +448,61 @@ class Execution:
         self.log(LOG_LEVELS[statement.level], message, context, _line(statement))
 
     async def exec_If(self, statement: ast.If, scope: Scope, context: Context) -> None:
-        async with self.described(statement, context) as inner:
-            if await self.test(statement.condition, scope, inner):
-                await self.body(statement.body, scope, inner)
+        if statement.description:
+            async with self.described(statement, context) as inner:
+                await self.branch(statement, scope, inner)
+        else:
+            await self.branch(statement, scope, context)
+
+    async def branch(self, statement: ast.If, scope: Scope, context: Context) -> None:
+        if await self.test(statement.condition, scope, context):
+            await self.body(statement.body, scope, context)
+            return
+        for clause in statement.else_ifs:
+            if await self.test(clause.condition, scope, context):
+                await self.body(clause.body, scope, context)
                 return
-            for clause in statement.else_ifs:
-                if await self.test(clause.condition, scope, inner):
-                    await self.body(clause.body, scope, inner)
-                    return
-            if statement.else_body is not None:
-                await self.body(statement.else_body, scope, inner)
+        if statement.else_body is not None:
+            await self.body(statement.else_body, scope, context)
 
     async def exec_ForEach(self, statement: ast.ForEach, scope: Scope, context: Context) -> None:
         async with self.described(statement, context) as outer:
             items = await self.source_list(statement.source, scope, outer, statement)
             variable = statement.variable
+            key = variable.name.casefold()
+            inner = replace(outer, in_loop=True)
             for index, item in enumerate(items):
-                body_scope = Scope(scope)
-                self.check_kind(variable, item, statement.source.span)
-                body_scope.variables[variable.name.casefold()] = (variable.name, item)
-                inner = replace(outer, in_loop=True, iteration=(*outer.iteration, index))
-                async with self.described(
-                    statement, inner, to_text(item) if statement.description else None
-                ) as item_context:
-                    try:
-                        await self.body(statement.body, body_scope, item_context)
-                    except LoopControl as control:
-                        if control.kind == "break":
-                            break
+                if kind(item) != variable.sigil:
+                    self.check_kind(variable, item, statement.source.span)
+                body_scope = Scope(scope, {key: (variable.name, item)}, index)
+                try:
+                    if statement.description:
+                        async with self.described(statement, inner, to_text(item)) as item_context:
+                            await self.body(
+                                statement.body, body_scope, item_context, own_scope=True
+                            )
+                    else:
+                        await self.body(statement.body, body_scope, inner, own_scope=True)
+                except LoopControl as control:
+                    if control.kind == "break":
+                        break
 
     async def exec_ContextIteration(
         self, statement: ast.ContextIteration, scope: Scope, context: Context
     ) -> None:
         async with self.described(statement, context) as outer:
             items = await self.source_list(statement.source, scope, outer, statement)
+            inner = replace(outer, in_loop=True)
             for index, item in enumerate(items):
-                inner = replace(outer, in_loop=True, iteration=(*outer.iteration, index))
                 value = to_text(item)
                 changed = self.change_context(statement.context, value, inner, statement)
                 if changed is None:
                     continue
-                async with self.described(
-                    statement, changed, value if statement.description else None
-                ) as item_context:
+                name = value if statement.description else None
+                async with self.described(statement, changed, name) as item_context:
                     try:
-                        await self.body(statement.body, scope, item_context)
+                        body_scope = Scope(scope, item=index)
+                        await self.body(statement.body, body_scope, item_context, own_scope=True)
                     except LoopControl as control:
                         if control.kind == "break":
                             break
@@ -921,8 +949,9 @@ class Execution:
             return
         # an ensure operation is known by its statement, server and loop items; "the same
         # scope" for an execute operation is the block it stands in
-        block = (id(statement), context.server, context.iteration)
-        scope_key = (self.enclosing_block.get(id(statement)), context.server, context.iteration)
+        iteration = run.scope.iteration()
+        block = (id(statement), context.server, iteration)
+        scope_key = (self.enclosing_block.get(id(statement)), context.server, iteration)
         if spec.kind == Kind.ENSURE:
             if self.phase == "collect":
                 actual = await operation.collect(run)
@@ -1073,8 +1102,12 @@ class Execution:
     async def evaluate(self, expression: ast.Expression, scope: Scope, context: Context) -> Value:
         if type(expression) is ast.Scalar:
             parts = expression.parts
-            if len(parts) == 1 and type(parts[0]) is ast.Text:
-                return parts[0].value
+            if len(parts) == 1:
+                only = parts[0]
+                if type(only) is ast.Text:
+                    return only.value
+                if type(only) is ast.VariableRef:
+                    return await self.scalar_variable(only, scope, context)
             pieces = []
             for part in parts:
                 part_type = type(part)
@@ -1406,6 +1439,19 @@ def _enclosing_blocks(body: ast.Body) -> dict[int, int]:
             if isinstance(statement, ast.If):
                 pending.extend(clause.body for clause in statement.else_ifs if clause.body)
     return found
+
+
+def _check_globals_first(statements: ast.Body) -> None:
+    """A global declaration after any other statement is fatal (the specification)."""
+    seen_statement = False
+    for statement in statements:
+        if isinstance(statement, ast.GlobalDeclaration):
+            if seen_statement:
+                raise FatalError(
+                    "a global declaration must come before every other statement", statement.span
+                )
+        elif not isinstance(statement, ast.Comment | ast.ModuleDeclaration):
+            seen_statement = True
 
 
 def _compare(desired: dict[str, Any], actual: dict[str, Any]) -> list[Difference]:
