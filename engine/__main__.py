@@ -194,6 +194,55 @@ def command_run(args: argparse.Namespace) -> int:
     return 1 if result.status.label == "error" else 0
 
 
+def reference_markdown() -> str:
+    """The operations and functions of the registry, as Markdown."""
+    from engine.registry import REGISTRY
+    from engine.values import to_text
+
+    lines = ["# OtterScript reference: operations and functions", "",
+             "Generated from the registry by `python -m engine reference`; do not edit by hand.", "", "## Operations", ""]  # fmt: skip
+    for spec in REGISTRY.all_operations():
+        aliases = f" (also {', '.join(spec.aliases)})" if spec.aliases else ""
+        lines += [
+            f"### `{spec.namespace}::{spec.name}`{aliases}",
+            "",
+            f"{spec.description} Kind: {spec.kind.value}.",
+            "",
+        ]
+        lines += ["| argument | type | notes |", "| --- | --- | --- |"]
+        for p in spec.params:
+            flags = [
+                f
+                for f, on in (
+                    ("positional", p.positional),
+                    ("required", p.required),
+                    ("output", p.output),
+                )
+                if on
+            ]
+            if not p.expand:
+                flags.append("not expanded")
+            if p.default not in (None, "", False, []):
+                flags.append(
+                    f"default {to_text(p.default) if isinstance(p.default, list) else p.default}"
+                )
+            note = "; ".join(flags)
+            lines.append(
+                f"| `{p.name}` | {p.type.value} | {p.description}{' (' + note + ')' if note else ''} |"
+            )
+        lines.append("")
+    lines += ["## Functions", "", "| function | description |", "| --- | --- |"]
+    for spec in REGISTRY.all_functions():
+        aliases = f" (also {', '.join(spec.aliases)})" if spec.aliases else ""
+        lines.append(f"| `{spec.signature()}`{aliases} | {spec.description} |")
+    return "\n".join(lines) + "\n"
+
+
+def command_reference(args: argparse.Namespace) -> int:
+    sys.stdout.write(reference_markdown())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m engine", description="OtterScript tools. FILE may be - for standard input."
@@ -245,6 +294,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run_parser.add_argument("--log-format", choices=["text", "jsonl"], default="text")
     run_parser.set_defaults(run=command_run)
+
+    reference_parser = commands.add_parser(
+        "reference", help="print the operations and functions as Markdown"
+    )
+    reference_parser.set_defaults(run=command_reference)
     return parser
 
 
