@@ -7,6 +7,7 @@ This package never imports Django; the web application plugs in through the host
     diagnostics = check(script)             # warnings and static errors
     workspace = to_blocks(script)           # Blockly workspace JSON
     script = from_blocks(workspace)
+    result = await run(script, host=Host()) # status, drift, duration
 """
 
 from engine.ast import Script
@@ -14,10 +15,14 @@ from engine.blocks import from_blocks, to_blocks
 from engine.checks import check
 from engine.errors import Diagnostic, OtterError, OtterSyntaxError
 from engine.formatter import format_script
+from engine.interpreter import ExecutionResult, Host, Mode, run
 from engine.parser import parse
 
 __all__ = [
     "Diagnostic",
+    "ExecutionResult",
+    "Host",
+    "Mode",
     "OtterError",
     "OtterSyntaxError",
     "Script",
@@ -25,5 +30,6 @@ __all__ = [
     "format_script",
     "from_blocks",
     "parse",
+    "run",
     "to_blocks",
 ]

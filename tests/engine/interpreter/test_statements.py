@@ -425,3 +425,55 @@ async def test_cancel_kills_the_running_process_and_skips_the_rest(host, tmp_pat
     except ProcessLookupError:
         alive = False
     assert not alive
+
+
+# ---- step lists of the specification ------------------------------------------------------------
+
+
+async def test_engine_run_is_the_public_entry_point(host) -> None:
+    import engine
+
+    result = await engine.run(engine.parse("Log-Warning hi;"), host=host, mode="execute")
+    assert result.status.label == "warning" and result.drifted == [] and result.duration >= 0
+
+
+async def test_await_inherits_a_child_warning(run) -> None:
+    ran = await run("with async { Log-Warning from child; }\nforce normal;\nawait;")
+    assert ran.status == "warning"
+
+
+async def test_action_statement_scope_is_the_description_else_the_summary(run) -> None:
+    ran = await run("# Say hello\nExec echo hi;\nExec echo there;")
+    assert {r.scope for r in ran.sink.records if r.message in ("hi", "there")} == {
+        ("Say hello",),
+        ("Exec echo there",),
+    }
+
+
+async def test_action_statement_outputs_are_created_or_assigned(run, tmp_path) -> None:
+    (tmp_path / "t.txt").write_text("Hi $who")
+    ran = await run(
+        f"set $text = old;\n{{ Apply-Template (InputFile: {tmp_path}/t.txt, AdditionalVariables: %(who: you), OutputVariable => $text); }}\n"
+        "Log-Information $text;"
+    )
+    assert ran.info[-1] == "Hi you"
+
+
+async def test_action_statement_unknown_operation_raises_before_anything_runs(run) -> None:
+    ran = await run("try { Nope-Operation x; } catch { Log-Information caught; }")
+    assert ran.info == ["caught"]
+    assert "unknown operation 'Nope-Operation'" in ran.messages(Level.ERROR)[0]
+
+
+async def test_action_statement_disabled_expansion_keeps_variables_as_written(run) -> None:
+    ran = await run(
+        "set $who = late;\nApply-Template (Literal: 'value: $who', OutputVariable => $out);\nLog-Information $out;"
+    )
+    assert ran.info == ["value: late"]
+
+
+async def test_call_module_creates_arguments_in_its_own_scope(run) -> None:
+    ran = await run(
+        "module M<$a> { Log-Information in $a; }\ncall M(a: x);\nLog-Information $IsVariableDefined(a);"
+    )
+    assert ran.info == ["in x", "false"]
