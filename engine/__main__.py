@@ -10,6 +10,7 @@ from pathlib import Path
 from engine import check, format_script, from_blocks, parse, to_blocks
 from engine.blocks import BlocksError
 from engine.errors import Diagnostic, OtterSyntaxError
+from engine.values import describe
 
 
 def _read(path: str) -> str:
@@ -184,7 +185,7 @@ def command_run(args: argparse.Namespace) -> int:
     else:
         for drift in result.drifted:
             changes = "; ".join(
-                f"{d.property}: expected {d.expected!r}, actual {d.actual!r}"
+                f"{d.property}: expected {describe(d.expected)}, actual {describe(d.actual)}"
                 for d in drift.differences
             )
             print(f"drift: {drift.server}: {drift.operation} (line {drift.line}): {changes}")

@@ -44,3 +44,13 @@ def copy_value(value: Value) -> Value:
     if isinstance(value, dict):
         return {key: copy_value(item) for key, item in value.items()}
     return value
+
+
+def describe(value: object) -> str:
+    """A value for a message: quoted text, true/false, (none); long values cut short."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = to_text(value) if isinstance(value, list | dict | str) else str(value)
+    return f"'{text}'" if len(text) <= 60 else f"'{text[:57]}...'"

@@ -29,7 +29,7 @@ from engine.interpreter.host import Credential, Host
 from engine.interpreter.logs import Level, Logger, LogScope, Masker
 from engine.parser import parse
 from engine.registry import REGISTRY, Kind, Operation, OperationSpec
-from engine.values import KIND_NAMES, Value, copy_value, is_true, kind, to_text
+from engine.values import KIND_NAMES, Value, copy_value, describe, is_true, kind, to_text
 
 
 class Mode(StrEnum):
@@ -243,26 +243,10 @@ class Execution:
             self.main.status = Status.ERROR
             error = "The execution was cancelled."
             self.log(Level.ERROR, error, None, None)
-        except FatalError as failure:
+        except ExecutionError as failure:  # fatal ones included
             self.main.status = Status.ERROR
             error = failure.message
-            if not failure.logged:
-                self.log(
-                    Level.ERROR,
-                    failure.message + failure.where(),
-                    None,
-                    failure.span.line if failure.span else None,
-                )
-        except ExecutionError as failure:
-            self.main.status = Status.ERROR
-            error = failure.message
-            if not failure.logged:
-                self.log(
-                    Level.ERROR,
-                    failure.message + failure.where(),
-                    None,
-                    failure.span.line if failure.span else None,
-                )
+            self.report(failure, None)
         finally:
             self._task = None
             await self._close_agents(self.agents)
@@ -309,6 +293,15 @@ class Execution:
         elif level >= Level.WARNING and strand.status < Status.WARNING:
             strand.status = Status.WARNING
 
+    def report(
+        self, error: ExecutionError, context: Context | None, line: int | None = None
+    ) -> None:
+        """Log an error with its position, unless that was done where it happened."""
+        if not error.logged:
+            where = error.span.line if error.span else line
+            self.log(Level.ERROR, error.message + error.where(), context, where)
+            error.logged = True
+
     def fail_status(self, context: Context) -> None:
         context.strand.status = Status.ERROR
 
@@ -338,9 +331,6 @@ class Execution:
             if self._cancelled:
                 raise Cancelled("The execution was cancelled.")
             await handlers[type(statement)](self, statement, scope, context)
-
-    async def statement(self, statement: ast.Statement, scope: Scope, context: Context) -> None:
-        await STATEMENTS[type(statement)](self, statement, scope, context)
 
     @contextlib.asynccontextmanager
     async def described(self, statement: ast.Statement, context: Context, name: str | None = None):
@@ -616,8 +606,7 @@ class Execution:
                 if attempt >= retries:
                     raise
                 attempt += 1
-                if not error.logged:
-                    self.log(Level.ERROR, error.message + error.where(), context, _line(statement))
+                self.report(error, context, _line(statement))
                 self.log(
                     Level.INFORMATION,
                     f"Retrying the block (attempt {attempt + 1} of {retries + 1}).",
@@ -670,14 +659,7 @@ class Execution:
             pass
         except ExecutionError as error:
             strand.status = Status.ERROR
-            if not error.logged:
-                self.log(
-                    Level.ERROR,
-                    error.message + error.where(),
-                    context,
-                    error.span.line if error.span else None,
-                )
-                error.logged = True
+            self.report(error, context)
             await self.await_children(strand, None, context, implicit=True, suppress=True)
             raise
         await self.await_children(strand, None, context, implicit=True)
@@ -750,13 +732,7 @@ class Execution:
             except FatalError:
                 raise
             except ExecutionError as error:
-                if not error.logged:
-                    self.log(
-                        Level.ERROR,
-                        error.message + error.where(),
-                        inner,
-                        error.span.line if error.span else _line(statement),
-                    )
+                self.report(error, inner, _line(statement))
                 self.fail_status(inner)
                 await self.body(statement.catch_body, scope, inner)
 
@@ -901,7 +877,7 @@ class Execution:
         title = statement.short_description or self.masker(operation.summary())
         log_scope = self.logger.open(title, context.log, _line(statement))
         inner = replace(context, log=log_scope)
-        run = OperationRun(self, inner, statement, operation, scope)
+        run = OperationRun(self, inner, statement, scope)
         try:
             await self.perform(spec, operation, run, statement, inner)
         except (ExecutionError, AgentError, OSError, ValueError) as error:
@@ -964,7 +940,7 @@ class Execution:
                     for d in differences:
                         self.log(
                             Level.INFORMATION,
-                            f"Drift: {d.property} should be {_show(d.expected)}, is {_show(d.actual)}.",
+                            f"Drift: {d.property} should be {describe(d.expected)}, is {describe(d.actual)}.",
                             context,
                             _line(statement),
                         )
@@ -1216,7 +1192,7 @@ class Execution:
         problem = spec.check_count(len(args))
         if problem:
             raise ExecutionError(problem, span)
-        call = FunctionCall(self, scope, context, sigil, span)
+        call = FunctionRun(self, scope, context, sigil, span)
         try:
             result = spec.implementation(call, *args)
             if spec.is_async:
@@ -1238,23 +1214,14 @@ class Execution:
 # ---- what operations and functions see -------------------------------------------------------
 
 
-class OperationRun:
-    """An operation's view of the run: its server, log, agent and working directory."""
+class RunView:
+    """What operations and functions see of the run: the server and directory in context, its
+    agent, the host, and the variables in scope."""
 
-    def __init__(
-        self,
-        execution: Execution,
-        context: Context,
-        statement: ast.OperationCall,
-        operation: Operation,
-        scope: Scope,
-    ) -> None:
+    def __init__(self, execution: Execution, scope: Scope, context: Context) -> None:
         self.execution = execution
         self.scope = scope
         self.context = context
-        self.statement = statement
-        self.operation = operation
-        self.failed = False
 
     @property
     def server(self) -> str:
@@ -1270,6 +1237,37 @@ class OperationRun:
 
     def resolve(self, path: str) -> str:
         return _join_directory(self.context.directory, path)
+
+    async def agent(self) -> Agent:
+        return await self.execution.agent(self.context)
+
+    def variable(self, name: str) -> Value | None:
+        """A runtime or configuration variable by name (sigil optional), or None."""
+        key = name.lstrip("$@%").casefold()
+        found = self.scope.find(key)
+        if found is not None:
+            return found.variables[key][1]
+        return self.host.variable(name.lstrip("$@%"), self.context.server, self.context.role)
+
+    async def evaluate(self, expression: ast.Expression, variables: dict | None = None) -> Value:
+        """Evaluate in this scope, with ``variables`` (casefolded name -> (name, value)) on top."""
+        scope = Scope(self.scope, dict(variables)) if variables else self.scope
+        return await self.execution.evaluate(expression, scope, self.context)
+
+    async def test(self, predicate: ast.Predicate, variables: dict | None = None) -> bool:
+        scope = Scope(self.scope, dict(variables)) if variables else self.scope
+        return await self.execution.test(predicate, scope, self.context)
+
+
+class OperationRun(RunView):
+    """An operation's view of the run; its log lines go to the operation's scope."""
+
+    def __init__(
+        self, execution: Execution, context: Context, statement: ast.OperationCall, scope: Scope
+    ) -> None:
+        super().__init__(execution, scope, context)
+        self.statement = statement
+        self.failed = False
 
     def log(self, level: Level, message: str) -> None:
         self.execution.log(level, message, self.context, _line(self.statement))
@@ -1288,9 +1286,6 @@ class OperationRun:
     def error(self, message: str) -> None:
         self.log(Level.ERROR, message)
 
-    async def agent(self) -> Agent:
-        return await self.execution.agent(self.context)
-
     def scalar_variables(self) -> dict[str, str]:
         """Every text runtime variable visible here, inner scopes winning (ImportVariables)."""
         found: dict[str, str] = {}
@@ -1305,53 +1300,20 @@ class OperationRun:
     def add_secret(self, secret: str) -> None:
         self.execution.masker.add(secret)
 
-    async def evaluate(self, expression: ast.Expression, variables: dict | None = None) -> Value:
-        """Evaluate in the operation's scope, with ``variables`` (casefolded name -> (name,
-        value)) on top."""
-        scope = Scope(self.scope, dict(variables)) if variables else self.scope
-        return await self.execution.evaluate(expression, scope, self.context)
-
-    async def test(self, predicate: ast.Predicate, variables: dict | None = None) -> bool:
-        scope = Scope(self.scope, dict(variables)) if variables else self.scope
-        return await self.execution.test(predicate, scope, self.context)
-
     def set_variable(self, name: str, value: Value) -> None:
         """Create or assign a runtime variable as a plain `set` would."""
         self.execution.assign(ast.VariableRef(sigil=kind(value), name=name), value, self.scope)
 
 
-class FunctionCall:
-    """A variable function's view of the run."""
+class FunctionRun(RunView):
+    """A variable function's view of the run: ``sigil`` is how it was called."""
 
     def __init__(
         self, execution: Execution, scope: Scope, context: Context, sigil: str, span: Any
     ) -> None:
-        self.execution = execution
-        self.scope = scope
-        self.context = context
+        super().__init__(execution, scope, context)
         self.sigil = sigil
         self.span = span
-
-    @property
-    def host(self) -> Host:
-        return self.execution.host
-
-    @property
-    def server(self) -> str:
-        return self.context.server
-
-    def resolve(self, path: str) -> str:
-        return _join_directory(self.context.directory, path)
-
-    async def agent(self) -> Agent:
-        return await self.execution.agent(self.context)
-
-    def variable(self, name: str) -> Value | None:
-        key = name.lstrip("$@%").casefold()
-        found = self.scope.find(key)
-        if found is not None:
-            return found.variables[key][1]
-        return self.host.variable(name.lstrip("$@%"), self.context.server, self.context.role)
 
     async def evaluate_text(self, text: str) -> Value:
         """``$Eval``: expand the variables and functions in ``text``."""
@@ -1471,15 +1433,6 @@ def _normalized(value: Any) -> Any:
     if isinstance(value, str):
         return value.replace("\r\n", "\n")
     return value
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "(none)"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    text = to_text(value) if isinstance(value, list | dict | str) else str(value)
-    return f"'{text}'" if len(text) <= 60 else f"'{text[:57]}...'"
 
 
 def _output_value(value: Any) -> Value:

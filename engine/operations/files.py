@@ -10,6 +10,11 @@ from engine.functions.files import masks, matches
 from engine.registry import Kind, Operation, ParamType, operation, param
 
 
+async def _refuse_to_overwrite(agent, path: str, server: str) -> None:
+    if await agent.stat(path) is not None:
+        raise ValueError(f"'{path}' already exists on {server}; set Overwrite: true to replace it")
+
+
 def _octal(text: str | None, default: int) -> int:
     if not text:
         return default
@@ -41,11 +46,8 @@ class CreateFile(Operation):
     async def execute(self, run) -> None:
         agent = await run.agent()
         path = run.resolve(self.name)
-        existing = await agent.stat(path)
-        if existing is not None and not self.overwrite:
-            raise ValueError(
-                f"'{path}' already exists on {run.server}; set Overwrite: true to replace it"
-            )
+        if not self.overwrite:
+            await _refuse_to_overwrite(agent, path, run.server)
         await agent.write_file(path, (self.text or "").encode(), mode=_octal(self.file_mode, 0o644))
         run.info(f"Created {path} ({len(self.text or '')} characters).")
 
@@ -229,10 +231,8 @@ class CopyFiles(Operation):
             if entry.is_directory:
                 continue
             destination = posixpath.join(target, posixpath.relpath(entry.path, root))
-            if not self.overwrite and await agent.stat(destination) is not None:
-                raise ValueError(
-                    f"'{destination}' already exists on {run.server}; set Overwrite: true to replace it"
-                )
+            if not self.overwrite:
+                await _refuse_to_overwrite(agent, destination, run.server)
             await agent.write_file(destination, await agent.read_file(entry.path), mode=entry.mode)
             copied += 1
             if self.verbose:
@@ -263,12 +263,9 @@ class RenameFile(Operation):
         source, target = run.resolve(self.source), run.resolve(self.target)
         if await agent.stat(source) is None:
             raise ValueError(f"'{source}' does not exist on {run.server}")
-        if await agent.stat(target) is not None:
-            if not self.overwrite:
-                raise ValueError(
-                    f"'{target}' already exists on {run.server}; set Overwrite: true to replace it"
-                )
-            await agent.delete(target)
+        if not self.overwrite:
+            await _refuse_to_overwrite(agent, target, run.server)
+        await agent.delete(target)
         await agent.move(source, target)
         run.info(f"Renamed {source} to {target}.")
 
@@ -393,10 +390,8 @@ class CreateZipFile(Operation):
     async def execute(self, run) -> None:
         agent = await run.agent()
         source, target = run.resolve(self.directory), run.resolve(self.name)
-        if not self.overwrite and await agent.stat(target) is not None:
-            raise ValueError(
-                f"'{target}' already exists on {run.server}; set Overwrite: true to replace it"
-            )
+        if not self.overwrite:
+            await _refuse_to_overwrite(agent, target, run.server)
         buffer = io.BytesIO()
         count = 0
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -455,10 +450,8 @@ class ExtractZipFile(Operation):
                 if item.is_dir():
                     await agent.make_dirs(path)
                     continue
-                if not self.overwrite and await agent.stat(path) is not None:
-                    raise ValueError(
-                        f"'{path}' already exists on {run.server}; set Overwrite: true to replace it"
-                    )
+                if not self.overwrite:
+                    await _refuse_to_overwrite(agent, path, run.server)
                 await agent.write_file(path, archive.read(item))
                 count += 1
         run.info(f"Extracted {count} file{'s' if count != 1 else ''} into {target}.")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from engine.interpreter.logs import Level
-from engine.operations.process import level, run_process, split_command
+from engine.operations.process import OutputLevels, run_process, split_command
 from engine.registry import Kind, Operation, ParamType, operation, param
 
 
@@ -13,7 +12,7 @@ from engine.registry import Kind, Operation, ParamType, operation, param
     "Exec", "Execute-Process", namespace="InedoCore", kind=Kind.EXECUTE,
     description="Runs a process on the server in context, logs its output as it arrives, and waits for it to exit.",
 )  # fmt: skip
-class Exec(Operation):
+class Exec(OutputLevels):
     target = param(
         "Target",
         positional=True,
@@ -28,14 +27,6 @@ class Exec(Operation):
     working_directory = param(
         "WorkingDirectory",
         description="Where the program runs (the working directory in context by default).",
-    )
-    output_level = param(
-        "OutputLogLevel",
-        default="Information",
-        description="The log level of standard output lines.",
-    )
-    error_level = param(
-        "ErrorOutputLogLevel", default="Error", description="The log level of standard error lines."
     )
     success_exit_code = param(
         "SuccessExitCode",
@@ -85,8 +76,7 @@ class Exec(Operation):
             command,
             cwd=run.resolve(self.working_directory) if self.working_directory else None,
             env=env,
-            output_level=level(self.output_level, Level.INFORMATION),
-            error_level=level(self.error_level, Level.ERROR),
+            **self.levels(),
             warn_regex=self.warn_regex,
             debug_regex=self.debug_regex,
             filter_regex=self.filter_regex,

@@ -7,6 +7,7 @@ import shlex
 from collections.abc import Mapping
 
 from engine.interpreter.logs import Level
+from engine.registry import Operation, param
 
 LEVELS = {
     "debug": Level.DEBUG,
@@ -16,6 +17,25 @@ LEVELS = {
     "error": Level.ERROR,
 }
 EXIT_RULE = re.compile(r"\s*(==|!=|<=|>=|<|>|=)?\s*(-?\d+)\s*")
+
+
+class OutputLevels(Operation):
+    """The log levels of a process's two output streams."""
+
+    output_level = param(
+        "OutputLogLevel",
+        default="Information",
+        description="The log level of standard output lines.",
+    )
+    error_level = param(
+        "ErrorOutputLogLevel", default="Error", description="The log level of standard error lines."
+    )
+
+    def levels(self) -> dict[str, Level]:
+        return {
+            "output_level": level(self.output_level, Level.INFORMATION),
+            "error_level": level(self.error_level, Level.ERROR),
+        }
 
 
 def level(name: str | None, default: Level) -> Level:

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import shlex
 
-from engine.interpreter.logs import Level
 from engine.json_values import from_json_value
-from engine.operations.process import OUT_MARKER, level, run_process, split_command
+from engine.operations.process import OUT_MARKER, OutputLevels, run_process, split_command
 from engine.registry import Kind, Operation, ParamType, operation, param
 from engine.values import to_text
 
 
-class ShellScript(Operation):
+class Script(Operation):
+    """What shell and Python scripts share: variables in and out, arguments, environment."""
+
     variables = param(
         "Variables",
         ParamType.MAP,
@@ -25,23 +26,15 @@ class ShellScript(Operation):
         default=None,
         description="Script variables copied back to runtime variables when it ends.",
     )
+    arguments = param("Arguments", description="The script's command-line arguments.")
     environment = param(
         "EnvironmentVariables",
         ParamType.MAP,
         default=None,
         description="Environment variables for the script.",
     )
-    arguments = param("Arguments", description="The script's command-line arguments.")
     verbose = param(
         "Verbose", ParamType.BOOLEAN, default=False, description="Log how the script is staged."
-    )
-    output_level = param(
-        "OutputLogLevel",
-        default="Information",
-        description="The log level of standard output lines.",
-    )
-    error_level = param(
-        "ErrorOutputLogLevel", default="Error", description="The log level of standard error lines."
     )
     success_exit_code = param(
         "SuccessExitCode",
@@ -52,6 +45,14 @@ class ShellScript(Operation):
         "CaptureDebug", ParamType.BOOLEAN, default=False, description="Accepted for compatibility."
     )
 
+    def environment_variables(self) -> dict[str, str] | None:
+        return {k: to_text(v) for k, v in (self.environment or {}).items()} or None
+
+    def first_line(self, text: str) -> str:
+        return next((line.strip() for line in text.splitlines() if line.strip()), "")[:70]
+
+
+class ShellScript(Script, OutputLevels):
     async def script_text(self, run) -> str:
         raise NotImplementedError
 
@@ -80,9 +81,8 @@ class ShellScript(Operation):
         await run_process(
             run,
             ["/bin/sh", "-c", script, "sh", *split_command(self.arguments or "")],
-            env={k: to_text(v) for k, v in (self.environment or {}).items()} or None,
-            output_level=level(self.output_level, Level.INFORMATION),
-            error_level=level(self.error_level, Level.ERROR),
+            env=self.environment_variables(),
+            **self.levels(),
             success=self.success_exit_code,
             capture=captured,
         )
@@ -112,8 +112,7 @@ class SHExec(ShellScript):
         return self.text
 
     def summary(self) -> str:
-        first = next((line.strip() for line in self.text.splitlines() if line.strip()), "")
-        return f"SHExec {first[:70]}"
+        return f"SHExec {self.first_line(self.text)}"
 
 
 @operation(
@@ -145,45 +144,14 @@ class SHCall(ShellScript):
     kind=Kind.EXECUTE,
     description="Runs a Python script on the server in context.",
 )
-class PYExec(Operation):
+class PYExec(Script):
     script = param("Script", positional=True, required=True, description="The Python script.")
-    variables = param(
-        "Variables",
-        ParamType.MAP,
-        default=None,
-        description="Variables defined at the start of the script.",
-    )
-    out_variables = param(
-        "OutVariables",
-        ParamType.LIST,
-        default=None,
-        description="Script variables copied back to runtime variables when it ends.",
-    )
-    arguments = param("Arguments", description="The script's command-line arguments (sys.argv).")
-    environment = param(
-        "EnvironmentVariables",
-        ParamType.MAP,
-        default=None,
-        description="Environment variables for the script.",
-    )
     python = param(
         "PythonPath", default="python3", description="The Python interpreter on the server."
     )
-    verbose = param(
-        "Verbose", ParamType.BOOLEAN, default=False, description="Log how the script is staged."
-    )
-    success_exit_code = param(
-        "SuccessExitCode",
-        default="ignored",
-        description="The exit codes that mean success; ignored by default.",
-    )
-    capture_debug = param(
-        "CaptureDebug", ParamType.BOOLEAN, default=False, description="Accepted for compatibility."
-    )
 
     def summary(self) -> str:
-        first = next((line.strip() for line in self.script.splitlines() if line.strip()), "")
-        return f"PYExec {first[:70]}"
+        return f"PYExec {self.first_line(self.script)}"
 
     async def execute(self, run) -> None:
         prelude = "".join(f"{name} = {value!r}\n" for name, value in (self.variables or {}).items())
@@ -203,7 +171,7 @@ class PYExec(Operation):
                 prelude + self.script + epilogue,
                 *split_command(self.arguments or ""),
             ],
-            env={k: to_text(v) for k, v in (self.environment or {}).items()} or None,
+            env=self.environment_variables(),
             success=self.success_exit_code,
             capture=captured,
         )
