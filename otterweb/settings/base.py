@@ -27,6 +27,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "otterweb",
+    "otterweb.inventory",
+    "otterweb.rafts",
 ]
 
 MIDDLEWARE = [
@@ -73,6 +75,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Credential secrets are encrypted with this key (Fernet: 32 url-safe base64 bytes). Set it in
+# the environment; `python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"`
+ENCRYPTION_KEY = os.environ.get("OTTERWEB_ENCRYPTION_KEY", "")
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -7,3 +7,5 @@ SECRET_KEY = "otterweb-test-key"
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LOGGING = {"version": 1, "disable_existing_loggers": False}
+
+ENCRYPTION_KEY = "dGVzdC1rZXktZm9yLW90dGVyd2ViLXRlc3RzLTMyYnk="

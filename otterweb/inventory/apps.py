@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class InventoryConfig(AppConfig):
+    name = "otterweb.inventory"
+    verbose_name = "Inventory"

@@ -1,0 +1,206 @@
+"""Servers, roles, environments, variables and credentials."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from engine.parser import parse_expression
+from otterweb.inventory import secrets
+
+NAME_HELP = "Letters, digits, '-', '_' and '.'; it is how scripts name it."
+
+
+class TimeStamped(models.Model):
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class Environment(TimeStamped):
+    name = models.SlugField(max_length=100, unique=True, help_text=NAME_HELP)
+    description = models.TextField(blank=True)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def lineage(self) -> list[Environment]:
+        """This environment, then its parent, its parent's parent ... (a cycle stops the walk)."""
+        chain: list[Environment] = []
+        current: Environment | None = self
+        while current is not None and current not in chain:
+            chain.append(current)
+            current = current.parent
+        return chain
+
+
+class Role(TimeStamped):
+    name = models.SlugField(max_length=100, unique=True, help_text=NAME_HELP)
+    description = models.TextField(blank=True)
+    dependencies = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="dependents",
+                                          help_text="Roles a server with this role needs too.")  # fmt: skip
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Credential(TimeStamped):
+    class Kind(models.TextChoices):
+        PASSWORD = "password", "User name and password"
+        PRIVATE_KEY = "private_key", "Private key"
+        TOKEN = "token", "Token"
+
+    name = models.SlugField(max_length=100, unique=True, help_text=NAME_HELP)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.PASSWORD)
+    username = models.CharField(max_length=200, blank=True)
+    encrypted_secret = models.TextField(blank=True, editable=False)
+    environments = models.ManyToManyField(Environment, blank=True, related_name="credentials",
+                                          help_text="Only executions in these environments may use it (any, when empty).")  # fmt: skip
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def has_secret(self) -> bool:
+        return bool(self.encrypted_secret)
+
+    def set_secret(self, secret: str) -> None:
+        self.encrypted_secret = secrets.encrypt(secret) if secret else ""
+
+    def secret(self) -> str:
+        return secrets.decrypt(self.encrypted_secret) if self.encrypted_secret else ""
+
+    def usable_in(self, environments: list[Environment]) -> bool:
+        allowed = set(self.environments.all())
+        if not allowed:
+            return True
+        return any(set(environment.lineage()) & allowed for environment in environments)
+
+
+class Server(TimeStamped):
+    class AgentType(models.TextChoices):
+        LOCAL = "local", "Local (this machine)"
+        SSH = "ssh", "SSH"
+
+    name = models.SlugField(max_length=100, unique=True, help_text=NAME_HELP)
+    host = models.CharField(
+        max_length=255, blank=True, help_text="Host name or address; the name when empty."
+    )
+    port = models.PositiveIntegerField(default=22)
+    agent_type = models.CharField(max_length=10, choices=AgentType.choices, default=AgentType.LOCAL)
+    roles = models.ManyToManyField(Role, blank=True, related_name="servers")
+    environments = models.ManyToManyField(Environment, blank=True, related_name="servers")
+    active = models.BooleanField(default=True, help_text="Inactive servers are left out of jobs.")
+    credential = models.ForeignKey(
+        Credential, null=True, blank=True, on_delete=models.PROTECT, related_name="servers"
+    )
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def address(self) -> str:
+        return self.host or self.name
+
+
+class Variable(TimeStamped):
+    """A configuration variable at one scope: a server, an environment, a role, or global."""
+
+    name = models.CharField(
+        max_length=100, help_text="Without its sigil: the value decides ($, @ or %)."
+    )
+    value = models.TextField(help_text="An OtterScript literal: text, @(a, b) or %(key: value).")
+    sensitive = models.BooleanField(
+        default=False, help_text="Masked in logs and never shown again after saving."
+    )
+    server = models.ForeignKey(
+        Server, null=True, blank=True, on_delete=models.CASCADE, related_name="variables"
+    )
+    environment = models.ForeignKey(
+        Environment, null=True, blank=True, on_delete=models.CASCADE, related_name="variables"
+    )
+    role = models.ForeignKey(
+        Role, null=True, blank=True, on_delete=models.CASCADE, related_name="variables"
+    )
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                name="variable_has_one_scope",
+                condition=(
+                    Q(server__isnull=True, environment__isnull=True, role__isnull=True)
+                    | Q(server__isnull=False, environment__isnull=True, role__isnull=True)
+                    | Q(server__isnull=True, environment__isnull=False, role__isnull=True)
+                    | Q(server__isnull=True, environment__isnull=True, role__isnull=False)
+                ),
+            ),
+            models.UniqueConstraint(fields=["name", "server"], condition=Q(server__isnull=False), name="variable_unique_per_server"),
+            models.UniqueConstraint(fields=["name", "environment"], condition=Q(environment__isnull=False), name="variable_unique_per_environment"),
+            models.UniqueConstraint(fields=["name", "role"], condition=Q(role__isnull=False), name="variable_unique_per_role"),
+            models.UniqueConstraint(
+                fields=["name"],
+                condition=Q(server__isnull=True, environment__isnull=True, role__isnull=True),
+                name="variable_unique_global",
+            ),
+        ]  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.scope_label})"
+
+    @property
+    def scope_label(self) -> str:
+        if self.server_id:
+            return f"server {self.server}"
+        if self.environment_id:
+            return f"environment {self.environment}"
+        if self.role_id:
+            return f"role {self.role}"
+        return "global"
+
+    def runtime_value(self):
+        """The value as the engine sees it: text, a list or a map."""
+        return literal_value(self.value)
+
+
+def literal_value(text: str):
+    """An OtterScript literal's value; expansions in it are kept as written."""
+    from engine import ast
+    from engine.formatter import format_expression
+
+    expression = parse_expression(text, "line")
+
+    def convert(node):
+        if isinstance(node, ast.Vector):
+            return [convert(item) for item in node.items]
+        if isinstance(node, ast.Map):
+            return {entry.key: convert(entry.value) for entry in node.entries}
+        if isinstance(node, ast.Scalar):
+            return "".join(
+                p.value
+                if isinstance(p, ast.Text)
+                else format_expression(ast.Scalar(parts=(p,)), "line")
+                for p in node.parts
+            )
+        return format_expression(node, "line")
+
+    return convert(expression)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RaftsConfig(AppConfig):
+    name = "otterweb.rafts"
+    verbose_name = "Rafts"
