@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "otterweb",
     "otterweb.inventory",
     "otterweb.rafts",
+    "otterweb.executions",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,88 @@
+from django.contrib import admin
+
+from otterweb.executions import services
+from otterweb.executions.models import Execution, Job, JobTemplate, LogEntry
+
+
+@admin.register(JobTemplate)
+class JobTemplateAdmin(admin.ModelAdmin):
+    list_display = ["name", "raft_item", "targeting", "mode", "simulate", "updated"]
+    list_filter = ["targeting", "mode", "simulate"]
+    search_fields = ["name", "description"]
+    filter_horizontal = ["servers", "roles", "environments"]
+    readonly_fields = ["created", "updated"]
+
+
+class ExecutionInline(admin.TabularInline):
+    model = Execution
+    fields = ["run_state", "status", "mode", "simulate", "started", "ended"]
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    list_display = ["name", "template", "requested_by", "created"]
+    search_fields = ["name", "script"]
+    readonly_fields = [
+        "template",
+        "name",
+        "requested_by",
+        "script",
+        "script_version",
+        "targets",
+        "variables",
+        "created",
+    ]
+    inlines = [ExecutionInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+class LogEntryInline(admin.TabularInline):
+    model = LogEntry
+    fields = ["seq", "level", "message", "line", "time"]
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Execution)
+class ExecutionAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "job",
+        "run_state",
+        "status",
+        "mode",
+        "simulate",
+        "started",
+        "ended",
+        "worker",
+    ]
+    list_filter = ["run_state", "status", "mode", "simulate"]
+    search_fields = ["job__name", "worker", "error"]
+    readonly_fields = [f.name for f in Execution._meta.fields]
+    inlines = [LogEntryInline]
+    actions = ["cancel"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    @admin.action(description="Cancel the selected executions", permissions=["cancel"])
+    def cancel(self, request, queryset) -> None:
+        for execution in queryset:
+            services.request_cancel(execution=execution)
+        self.message_user(request, f"Asked {queryset.count()} execution(s) to stop.")
+
+    def has_cancel_permission(self, request) -> bool:
+        return request.user.has_perm("executions.cancel_execution")

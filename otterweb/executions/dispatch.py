@@ -1,0 +1,45 @@
+"""Handing pending executions to workers. The embedded default runs them on a thread pool in
+the web server's process; the distributed mode hands them to Celery (a later issue)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from concurrent.futures import ThreadPoolExecutor
+
+from django.conf import settings
+from django.db import close_old_connections
+
+logger = logging.getLogger(__name__)
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def dispatch(execution_id: int) -> None:
+    """Queue an execution (called when the transaction that made it commits)."""
+    if getattr(settings, "OTTERWEB_DISPATCH", "embedded") == "none":
+        return  # tests and tools that run executions themselves
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(
+            max_workers=getattr(settings, "OTTERWEB_WORKERS", 4),
+            thread_name_prefix="otterweb-worker",
+        )
+    _pool.submit(_run, execution_id)
+
+
+def _run(execution_id: int) -> None:
+    from otterweb.executions.services import run_execution
+
+    close_old_connections()
+    try:
+        run_execution(execution_id, worker=worker_name())
+    except Exception:
+        logger.exception("execution=%s message='the worker failed to run it'", execution_id)
+    finally:
+        close_old_connections()

@@ -1,0 +1,143 @@
+"""The engine's host for executions of the web application: the inventory as it was when the
+execution started, rafts from the database, and the database log sink."""
+
+from __future__ import annotations
+
+from asgiref.sync import sync_to_async
+
+from engine.agents import Agent, AgentError, LocalAgent
+from engine.interpreter import Credential, Host
+from engine.values import Value
+from otterweb.inventory.models import Credential as StoredCredential
+from otterweb.inventory.models import Server
+from otterweb.inventory.selectors import resolve_variables
+from otterweb.rafts.models import RaftItem
+from otterweb.rafts.selectors import find_item
+
+LOCAL_SERVER = "localhost"
+RAFT_KINDS = {
+    "module": (RaftItem.Kind.MODULE, RaftItem.Kind.SCRIPT),
+    "script": (RaftItem.Kind.SHELL_SCRIPT, RaftItem.Kind.SCRIPT),
+    "template": (RaftItem.Kind.TEMPLATE, RaftItem.Kind.ASSET),
+    "asset": (RaftItem.Kind.ASSET, RaftItem.Kind.TEMPLATE),
+}
+
+
+class DjangoHost(Host):
+    """Build it with ``DjangoHost.load(...)`` in synchronous code: the engine calls the
+    inventory methods on its event loop, where the database must not be touched."""
+
+    @classmethod
+    def load(
+        cls, *, sink, execution_id: str, working_directory: str, raft: str | None = None
+    ) -> DjangoHost:
+        host = cls(
+            sink=sink,
+            execution_id=execution_id,
+            default_server=LOCAL_SERVER,
+            working_directory=working_directory,
+        )
+        host.raft = raft
+        servers = list(
+            Server.objects.filter(active=True).prefetch_related("roles", "environments__parent")
+        )
+        host._servers = {s.name.casefold(): s for s in servers}
+        host._roles = {s.name.casefold(): [r.name for r in s.roles.all()] for s in servers}
+        host._environments = {
+            s.name.casefold(): [e.name for e in s.environments.all()] for s in servers
+        }
+        host._variables = {}
+        host._sensitive = []
+        for server in servers:
+            for role in [None, *server.roles.all()]:
+                resolved = resolve_variables(server=server, role=role)
+                host._variables[
+                    (server.name.casefold(), role.name.casefold() if role else None)
+                ] = resolved
+                host._sensitive.extend(
+                    v.value for v in resolved.values() if v.sensitive and isinstance(v.value, str)
+                )
+        host._global = {key: v for key, v in _global_variables().items()}
+        host._sensitive.extend(
+            v.value for v in host._global.values() if v.sensitive and isinstance(v.value, str)
+        )
+        host._credentials = {}
+        for stored in StoredCredential.objects.prefetch_related("environments"):
+            host._credentials[stored.name.casefold()] = (
+                stored,
+                [e.name for e in stored.environments.all()],
+            )
+        return host
+
+    # ---- inventory
+
+    def servers(self) -> list[str]:
+        return [
+            LOCAL_SERVER,
+            *[s.name for s in self._servers.values() if s.name.casefold() != LOCAL_SERVER],
+        ]
+
+    def roles(self) -> list[str]:
+        return sorted({r for roles in self._roles.values() for r in roles})
+
+    def environments(self) -> list[str]:
+        return sorted({e for environments in self._environments.values() for e in environments})
+
+    def roles_of(self, server: str) -> list[str]:
+        return self._roles.get(server.casefold(), [])
+
+    def environment_of(self, server: str) -> str | None:
+        environments = self._environments.get(server.casefold(), [])
+        return environments[0] if environments else None
+
+    def variable(self, name: str, server: str | None, role: str | None) -> Value | None:
+        key = name.casefold()
+        resolved = self._variables.get(
+            ((server or "").casefold(), role.casefold() if role else None)
+        )
+        if resolved is None:
+            resolved = self._variables.get(((server or "").casefold(), None), self._global)
+        found = resolved.get(key)
+        return found.value if found is not None else None
+
+    def sensitive_values(self) -> list[str]:
+        return list(self._sensitive)
+
+    def credential(self, name: str) -> Credential | None:
+        entry = self._credentials.get(name.casefold())
+        if entry is None:
+            return None
+        stored, _environments = entry
+        return Credential(
+            name=stored.name, username=stored.username, secret=stored.secret(), kind=stored.kind
+        )
+
+    async def raft_item(self, raft: str | None, name: str, kind: str) -> str | None:
+        item = await sync_to_async(find_item)(
+            raft=raft or self.raft, name=name, kinds=RAFT_KINDS.get(kind, (kind,))
+        )
+        if item is None and raft is None and self.raft is not None:
+            item = await sync_to_async(find_item)(
+                raft=None, name=name, kinds=RAFT_KINDS.get(kind, (kind,))
+            )
+        return item.content if item is not None else None
+
+    async def agent(self, server: str, *, credential: Credential | None = None) -> Agent:
+        stored = self._servers.get(server.casefold())
+        if stored is None or stored.agent_type == Server.AgentType.LOCAL:
+            return LocalAgent(server)
+        raise AgentError(
+            f"server {server} uses the {stored.agent_type} agent, which this version of OtterWeb does not have yet"
+        )
+
+
+def _global_variables():
+    from otterweb.inventory.models import Variable
+    from otterweb.inventory.selectors import ResolvedVariable
+
+    return {
+        v.name.casefold(): ResolvedVariable(v.name, v.runtime_value(), v.sensitive, "global")
+        for v in Variable.objects.filter(
+            server__isnull=True, environment__isnull=True, role__isnull=True
+        )
+    }

@@ -1,0 +1,220 @@
+"""Jobs and executions: making them, running them (one code path for every worker), cancelling
+them, and closing those whose worker died."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import tempfile
+from datetime import timedelta
+
+from asgiref.sync import sync_to_async
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from engine import OtterSyntaxError, ast, parse
+from engine.interpreter import Execution as EngineExecution
+from otterweb.executions.host import DjangoHost
+from otterweb.executions.models import Execution, Job, LogEntry, Mode
+from otterweb.executions.sink import DatabaseLogSink
+from otterweb.inventory.selectors import servers_for
+from otterweb.rafts.models import RaftItem
+
+logger = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 5.0
+CANCEL_POLL_SECONDS = 1.0
+LOST_AFTER = timedelta(seconds=30)
+
+
+def wrap(script: ast.Script, servers: list[str]) -> ast.Script:
+    """The script as the specification runs a job: with target servers, one context iteration
+    over them whose body runs the script asynchronously for each; without, the script itself.
+    The loop has a description, so each server's log is a scope of its own."""
+    if not servers:
+        return script
+    source = ast.Vector(items=tuple(ast.Scalar(parts=(ast.Text(value=name),)) for name in servers))
+    body = ast.With(directives=(ast.Directive(name="async"),), body=script.body)
+    loop = ast.ContextIteration(
+        context="server", source=source, body=(body,), description=("# Servers",)
+    )
+    return ast.Script(headers=script.headers, body=(loop,), name=script.name)
+
+
+@transaction.atomic
+def create_job(
+    *, requested_by=None, script: str | None = None, raft_item: RaftItem | None = None, name: str = "",
+    servers: list[str] = (), roles: list[str] = (), environments: list[str] = (), mode: str = Mode.EXECUTE,
+    simulate: bool = False, variables: dict | None = None, template=None,
+) -> Execution:  # fmt: skip
+    """Make a job and its pending execution; it is dispatched once the transaction commits."""
+    if (script is None) == (raft_item is None):
+        raise ValidationError("give either a script or a raft item")
+    text = script if script is not None else raft_item.content
+    try:
+        parse(text, name=name or "script")
+    except OtterSyntaxError as error:
+        raise ValidationError(
+            [d.format(name or "script") for d in error.diagnostics if d.is_error]
+        ) from None
+    if mode not in Mode.values:
+        raise ValidationError(f"mode is one of {', '.join(Mode.values)}, not {mode!r}")
+    targets = servers_for(servers=list(servers), roles=list(roles), environments=list(environments))
+    missing = sorted(set(servers) - {s.name for s in targets})
+    if missing:
+        raise ValidationError(f"no active server named {', '.join(missing)}")
+    if (roles or environments) and not targets:
+        raise ValidationError("no active server has those roles in those environments")
+    version = raft_item.versions.first() if raft_item is not None else None
+    job = Job.objects.create(
+        template=template, name=name or (str(raft_item) if raft_item else "ad hoc script"), requested_by=requested_by,
+        script=text, script_version=version, targets=[s.name for s in targets], variables=variables or {},
+    )  # fmt: skip
+    execution = Execution.objects.create(job=job, mode=mode, simulate=simulate)
+    from otterweb.executions.dispatch import dispatch
+
+    transaction.on_commit(lambda: dispatch(execution.pk))
+    return execution
+
+
+def run_execution(execution_id: int, *, worker: str) -> None:
+    """Run one execution to its end: the only way an execution runs, whichever worker has it."""
+    with transaction.atomic():
+        execution = Execution.objects.select_for_update().select_related("job").get(pk=execution_id)
+        if execution.run_state != Execution.RunState.PENDING:
+            logger.warning(
+                "execution=%s worker=%s message='already %s: not run again'",
+                execution_id,
+                worker,
+                execution.run_state,
+            )
+            return
+        execution.start(worker=worker)
+    job = execution.job
+    raft = job.script_version.item.raft.name if job.script_version else None
+    sink = DatabaseLogSink(execution.pk)
+    working_directory = os.path.join(tempfile.gettempdir(), "otterweb", f"execution-{execution.pk}")
+    os.makedirs(working_directory, exist_ok=True)
+    host = DjangoHost.load(
+        sink=sink, execution_id=str(execution.pk), working_directory=working_directory, raft=raft
+    )
+    script = wrap(parse(job.script, name=job.name), job.targets)
+    logger.info(
+        "execution=%s worker=%s targets=%d message='started'",
+        execution.pk,
+        worker,
+        len(job.targets),
+    )
+    result = asyncio.run(
+        _run(execution.pk, script, host, sink, execution.mode, execution.simulate, job.variables)
+    )
+    drift = [
+        {"server": d.server, "operation": d.operation, "line": d.line,
+         "differences": [{"property": x.property, "expected": _json(x.expected), "actual": _json(x.actual)} for x in d.differences]}
+        for d in result.drifted
+    ]  # fmt: skip
+    execution.refresh_from_db()
+    execution.finish(status=result.status.label, drift=drift, error=result.error or "")
+    logger.info(
+        "execution=%s worker=%s status=%s duration=%.2f message='finished'",
+        execution.pk,
+        worker,
+        result.status.label,
+        result.duration,
+    )
+
+
+async def _run(execution_id, script, host, sink, mode, simulate, variables):
+    engine = EngineExecution(script, host=host, mode=mode, simulate=simulate, variables=variables)
+    storing = asyncio.create_task(sink.run())
+    watching = asyncio.create_task(_watch(execution_id, engine))
+    try:
+        return await engine.run()
+    finally:
+        watching.cancel()
+        sink.close()
+        await storing
+
+
+async def _watch(execution_id: int, engine: EngineExecution) -> None:
+    """Beat the heart every few seconds, and pass on a cancel request."""
+    beats = 0.0
+    while True:
+        await asyncio.sleep(CANCEL_POLL_SECONDS)
+        beats += CANCEL_POLL_SECONDS
+        if await sync_to_async(_cancel_requested)(execution_id):
+            engine.cancel()
+            return
+        if beats >= HEARTBEAT_SECONDS:
+            beats = 0.0
+            await sync_to_async(Execution.objects.filter(pk=execution_id).update)(
+                heartbeat=timezone.now()
+            )
+
+
+def _cancel_requested(execution_id: int) -> bool:
+    return Execution.objects.filter(pk=execution_id, cancel_requested=True).exists()
+
+
+def _json(value):
+    return value if isinstance(value, str | bool | list | dict | type(None)) else str(value)
+
+
+def request_cancel(*, execution: Execution) -> None:
+    """Ask the worker running ``execution`` to stop it; a pending one is cancelled at once."""
+    with transaction.atomic():
+        execution = Execution.objects.select_for_update().get(pk=execution.pk)
+        if execution.run_state == Execution.RunState.COMPLETED:
+            return
+        execution.cancel_requested = True
+        execution.save(update_fields=["cancel_requested"])
+        if execution.run_state == Execution.RunState.PENDING:
+            _close_with_error(execution, "The execution was cancelled before it started.")
+
+
+def reap_lost_executions(*, lost_after: timedelta = LOST_AFTER) -> list[int]:
+    """Close every execution whose worker stopped sending heartbeats: status error, with a log
+    line saying so after every line already stored."""
+    cutoff = timezone.now() - lost_after
+    reaped = []
+    for execution_id in Execution.objects.filter(
+        run_state=Execution.RunState.EXECUTING, heartbeat__lt=cutoff
+    ).values_list("pk", flat=True):
+        with transaction.atomic():
+            execution = Execution.objects.select_for_update().get(pk=execution_id)
+            if execution.run_state != Execution.RunState.EXECUTING or execution.heartbeat >= cutoff:
+                continue
+            message = (
+                f"The worker {execution.worker or '(unknown)'} stopped responding (last heartbeat "
+                f"{execution.heartbeat:%Y-%m-%d %H:%M:%S} UTC): the execution was lost."
+            )
+            _close_with_error(execution, message)
+            logger.error(
+                "execution=%s worker=%s message='worker lost; execution closed with status error'",
+                execution.pk,
+                execution.worker,
+            )
+            reaped.append(execution.pk)
+    return reaped
+
+
+def _close_with_error(execution: Execution, message: str) -> None:
+    last = (
+        LogEntry.objects.filter(execution=execution)
+        .order_by("-seq")
+        .values_list("seq", flat=True)
+        .first()
+        or 0
+    )
+    LogEntry.objects.create(
+        execution=execution,
+        seq=last + 1,
+        level=LogEntry.Level.ERROR,
+        message=message,
+        time=timezone.now(),
+    )
+    execution.last_seq = last + 1
+    execution.save(update_fields=["last_seq"])
+    execution.finish(status=Execution.Status.ERROR, drift=execution.drift, error=message)

@@ -1,0 +1,103 @@
+"""The log sink of executions run by the web application: records are batched (a few
+milliseconds or a few hundred rows), stored in one insert per batch, then handed to
+``on_batch`` (which publishes them to the execution's channel group)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from asgiref.sync import sync_to_async
+from django.db import transaction
+
+from engine.interpreter.logs import LogRecord, LogScope
+from otterweb.executions.models import Execution, LogEntry
+from otterweb.executions.models import LogScope as StoredScope
+
+BATCH_ROWS = 300
+BATCH_SECONDS = 0.02
+
+
+def _time(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+class DatabaseLogSink:
+    def __init__(
+        self,
+        execution_id: int,
+        *,
+        on_batch: Callable[[list[LogEntry], list[StoredScope]], None] | None = None,
+    ) -> None:
+        self.execution_id = execution_id
+        self.on_batch = on_batch
+        self._records: list[LogRecord] = []
+        self._scopes: dict[int, LogScope] = {}
+        self._wake = asyncio.Event()
+        self._closed = False
+
+    # ---- the engine's side (synchronous, on the event loop)
+
+    def scope_opened(self, scope: LogScope) -> None:
+        self._scopes[scope.id] = scope
+
+    def scope_closed(self, scope: LogScope) -> None:
+        self._scopes[scope.id] = scope
+
+    def record(self, record: LogRecord) -> None:
+        self._records.append(record)
+        if len(self._records) >= BATCH_ROWS:
+            self._wake.set()
+
+    # ---- storing
+
+    async def run(self) -> None:
+        """Store batches until ``close()``; then store what is left."""
+        while not self._closed:
+            try:
+                await asyncio.wait_for(self._wake.wait(), BATCH_SECONDS)
+            except TimeoutError:
+                pass
+            self._wake.clear()
+            await self.flush()
+        await self.flush()
+
+    def close(self) -> None:
+        self._closed = True
+        self._wake.set()
+
+    async def flush(self) -> None:
+        if not self._records and not self._scopes:
+            return
+        records, self._records = self._records, []
+        scopes, self._scopes = list(self._scopes.values()), {}
+        entries, stored_scopes = await sync_to_async(self._store)(records, scopes)
+        if self.on_batch is not None:
+            self.on_batch(entries, stored_scopes)
+
+    def _store(
+        self, records: list[LogRecord], scopes: list[LogScope]
+    ) -> tuple[list[LogEntry], list[StoredScope]]:
+        entries = [
+            LogEntry(execution_id=self.execution_id, seq=r.seq, scope_id=r.scope_id, level=int(r.level), message=r.message,
+                     line=r.line, time=_time(r.time))
+            for r in records
+        ]  # fmt: skip
+        stored_scopes = [
+            StoredScope(execution_id=self.execution_id, scope_id=s.id, parent_id=s.parent_id, name=s.name[:500], line=s.line,
+                        started=_time(s.started), ended=_time(s.ended) if s.ended else None, status=s.status)
+            for s in scopes
+        ]  # fmt: skip
+        with transaction.atomic():
+            if stored_scopes:
+                StoredScope.objects.bulk_create(
+                    stored_scopes,
+                    update_conflicts=True,
+                    unique_fields=["execution", "scope_id"],
+                    update_fields=["ended", "status"],
+                )
+            if entries:
+                LogEntry.objects.bulk_create(entries)
+                Execution.objects.filter(pk=self.execution_id).update(last_seq=entries[-1].seq)
+        return entries, stored_scopes

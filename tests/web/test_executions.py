@@ -1,0 +1,177 @@
+"""Jobs and executions: wrapping, validation, the one run path, stored logs, cancel, reaper."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from engine import ast, parse
+from otterweb.executions.models import Execution, LogEntry, LogScope
+from otterweb.executions.services import (
+    create_job,
+    reap_lost_executions,
+    request_cancel,
+    run_execution,
+    wrap,
+)
+from otterweb.inventory import services as inventory
+from otterweb.inventory.models import Environment, Role, Server
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def servers():
+    production = Environment.objects.create(name="production")
+    web = Role.objects.create(name="web")
+    made = []
+    for name in ("web1", "web2"):
+        server = Server.objects.create(name=name)
+        server.roles.add(web)
+        server.environments.add(production)
+        made.append(server)
+    return made
+
+
+def entries(execution: Execution) -> list[LogEntry]:
+    return list(LogEntry.objects.filter(execution=execution).order_by("seq"))
+
+
+def test_wrap_targets_in_a_described_context_iteration_with_async_body() -> None:
+    script = parse("Log-Information hi;")
+    wrapped = wrap(script, ["a", "b"])
+    [loop] = wrapped.body
+    assert isinstance(loop, ast.ContextIteration) and loop.context == "server"
+    assert loop.source == ast.Vector(
+        items=(ast.Scalar(parts=(ast.Text(value="a"),)), ast.Scalar(parts=(ast.Text(value="b"),)))
+    )
+    assert loop.body == (ast.With(directives=(ast.Directive(name="async"),), body=script.body),)
+    assert wrap(script, []) is script
+
+
+def test_create_job_validates_script_servers_and_mode(servers) -> None:
+    with pytest.raises(ValidationError, match="1:8: error"):
+        create_job(script="set $x 1;")
+    with pytest.raises(ValidationError, match="no active server named nowhere"):
+        create_job(script="Log-Information x;", servers=["nowhere"])
+    with pytest.raises(ValidationError, match="mode is one of"):
+        create_job(script="Log-Information x;", mode="sometimes")
+    execution = create_job(
+        script="Log-Information x;", roles=["web"], environments=["production"], simulate=True
+    )
+    assert execution.run_state == "pending" and execution.simulate
+    assert execution.job.targets == ["web1", "web2"]
+
+
+def test_run_execution_stores_every_line_in_order_and_finishes(servers) -> None:
+    execution = create_job(
+        script="# Greeting\n{\n    Log-Information one;\n    Log-Warning two;\n}\nLog-Information three;"
+    )
+    run_execution(execution.pk, worker="test")
+    execution.refresh_from_db()
+    assert (execution.run_state, execution.status, execution.worker) == (
+        "completed",
+        "warning",
+        "test",
+    )
+    stored = entries(execution)
+    assert [e.seq for e in stored] == [1, 2, 3] and [e.message for e in stored] == [
+        "one",
+        "two",
+        "three",
+    ]
+    assert execution.last_seq == 3 and execution.started and execution.ended
+    scope = LogScope.objects.get(execution=execution)
+    assert (scope.name, scope.status, scope.ended is not None) == ("Greeting", "warning", True)
+    assert stored[0].scope_id == scope.scope_id
+
+
+def test_run_execution_on_targets_gives_each_server_its_scope(servers) -> None:
+    execution = create_job(script="Log-Information on $ServerName;", servers=["web1", "web2"])
+    run_execution(execution.pk, worker="test")
+    scopes = {s.scope_id: s.name for s in LogScope.objects.filter(execution=execution)}
+    by_server = {scopes[e.scope_id]: e.message for e in entries(execution)}
+    assert by_server == {"web1": "on web1", "web2": "on web2"}
+
+
+def test_run_execution_sees_inventory_variables_and_masks_sensitive(servers) -> None:
+    inventory.set_variable(
+        name="Port", value="8080", environment=Environment.objects.get(name="production")
+    )
+    inventory.set_variable(name="Token", value="t0p-s3cret", sensitive=True)
+    execution = create_job(script="Log-Information port $Port token $Token;", servers=["web1"])
+    run_execution(execution.pk, worker="test")
+    assert [e.message for e in entries(execution)] == ["port 8080 token ********"]
+
+
+def test_run_execution_is_not_run_twice(servers) -> None:
+    execution = create_job(script="Log-Information once;")
+    run_execution(execution.pk, worker="a")
+    run_execution(execution.pk, worker="b")
+    execution.refresh_from_db()
+    assert execution.worker == "a" and len(entries(execution)) == 1
+
+
+def test_run_execution_stores_drift(servers, tmp_path) -> None:
+    execution = create_job(script=f"Ensure-Directory {tmp_path}/missing;", mode="collect")
+    run_execution(execution.pk, worker="test")
+    execution.refresh_from_db()
+    assert execution.drift == [
+        {"server": "localhost", "operation": f"Ensure-Directory {tmp_path}/missing", "line": 1,
+         "differences": [{"property": "Exists", "expected": True, "actual": False}]}
+    ]  # fmt: skip
+
+
+def test_cancel_stops_a_running_execution_and_kills_its_process(servers) -> None:
+    execution = create_job(script="Exec sleep 30;\nLog-Information never;")
+    worker = threading.Thread(target=run_execution, args=(execution.pk,), kwargs={"worker": "test"})
+    worker.start()
+    for _ in range(100):
+        execution.refresh_from_db()
+        if execution.run_state == "executing":
+            break
+        time.sleep(0.05)
+    start = time.monotonic()
+    request_cancel(execution=execution)
+    worker.join(timeout=10)
+    assert not worker.is_alive() and time.monotonic() - start < 6
+    execution.refresh_from_db()
+    assert (execution.run_state, execution.status) == ("completed", "error")
+    assert "The execution was cancelled." in [e.message for e in entries(execution)]
+    assert "never" not in [e.message for e in entries(execution)]
+
+
+def test_cancel_of_a_pending_execution_closes_it_at_once(servers) -> None:
+    execution = create_job(script="Log-Information x;")
+    request_cancel(execution=execution)
+    execution.refresh_from_db()
+    assert (execution.run_state, execution.status) == ("completed", "error")
+    assert entries(execution)[-1].message == "The execution was cancelled before it started."
+
+
+def test_reaper_closes_executions_whose_worker_stopped_and_keeps_their_lines(servers) -> None:
+    execution = create_job(script="Log-Information x;")
+    Execution.objects.filter(pk=execution.pk).update(
+        run_state="executing",
+        worker="host:123",
+        heartbeat=timezone.now() - timedelta(minutes=5),
+        started=timezone.now(),
+    )
+    for seq in (1, 2):
+        LogEntry.objects.create(
+            execution=execution, seq=seq, level=10, message=f"line {seq}", time=timezone.now()
+        )
+    fresh = create_job(script="Log-Information y;")
+    Execution.objects.filter(pk=fresh.pk).update(run_state="executing", heartbeat=timezone.now())
+    assert reap_lost_executions(lost_after=timedelta(seconds=30)) == [execution.pk]
+    execution.refresh_from_db()
+    assert (execution.run_state, execution.status) == ("completed", "error")
+    stored = entries(execution)
+    assert [e.seq for e in stored] == [1, 2, 3]
+    assert stored[-1].message.startswith("The worker host:123 stopped responding")
+    assert Execution.objects.get(pk=fresh.pk).run_state == "executing"
