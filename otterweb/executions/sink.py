@@ -5,6 +5,7 @@ milliseconds or a few hundred rows), stored in one insert per batch, then handed
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -55,10 +56,8 @@ class DatabaseLogSink:
     async def run(self) -> None:
         """Store batches until ``close()``; then store what is left."""
         while not self._closed:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), BATCH_SECONDS)
-            except TimeoutError:
-                pass
             self._wake.clear()
             await self.flush()
         await self.flush()
