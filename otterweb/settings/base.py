@@ -65,7 +65,13 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": DATA_DIR / "otterweb.sqlite3",
-        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+        # WAL: readers never wait for the writer; IMMEDIATE: a writer takes the lock at once
+        # and waits up to `timeout` seconds for another, instead of failing half-way.
+        "OPTIONS": {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

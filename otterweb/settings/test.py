@@ -1,10 +1,18 @@
-"""pytest: an in-memory database and fast password hashing."""
+"""pytest: a file database in WAL mode (as the embedded default) and fast password hashing."""
 
 from otterweb.settings.base import *  # noqa: F403
 
 DEBUG = False
 SECRET_KEY = "otterweb-test-key"
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+# A file, not memory: executions run their database work on other threads, and an in-memory
+# database shared between threads fails at once on a lock instead of waiting.
+DATABASES = {
+    "default": {
+        **DATABASES["default"],  # noqa: F405
+        "TEST": {"NAME": str(DATA_DIR / "test.sqlite3")},  # noqa: F405
+    }
+}
+DATA_DIR.mkdir(parents=True, exist_ok=True)  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LOGGING = {"version": 1, "disable_existing_loggers": False}
 
