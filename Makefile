@@ -19,7 +19,7 @@ migrate: setup
 	$(PY) manage.py migrate --noinput
 
 run: migrate
-	$(PY) manage.py runserver $(ADDR)
+	$(PY) manage.py serve $(ADDR)
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -1,9 +1,21 @@
-"""ASGI entry point: `daphne otterweb.asgi:application`."""
+"""ASGI entry point: `daphne otterweb.asgi:application` (HTTP and websockets)."""
 
 import os
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "otterweb.settings.dev")
+django_application = get_asgi_application()
 
-application = get_asgi_application()
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from otterweb.auth import authenticated  # noqa: E402
+from otterweb.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_application,
+        "websocket": AllowedHostsOriginValidator(authenticated(URLRouter(websocket_urlpatterns))),
+    }
+)

@@ -14,6 +14,9 @@ from django.db import close_old_connections
 logger = logging.getLogger(__name__)
 
 _pool: ThreadPoolExecutor | None = None
+# Only the serving process runs executions (`serve` turns this on). Any other process (a shell,
+# a management command) leaves them pending; the server picks them up within seconds.
+serving = False
 
 
 def worker_name() -> str:
@@ -22,8 +25,8 @@ def worker_name() -> str:
 
 def dispatch(execution_id: int) -> None:
     """Queue an execution (called when the transaction that made it commits)."""
-    if getattr(settings, "OTTERWEB_DISPATCH", "embedded") == "none":
-        return  # tests and tools that run executions themselves
+    if not serving or getattr(settings, "OTTERWEB_DISPATCH", "embedded") == "none":
+        return
     global _pool
     if _pool is None:
         _pool = ThreadPoolExecutor(
@@ -31,6 +34,26 @@ def dispatch(execution_id: int) -> None:
             thread_name_prefix="otterweb-worker",
         )
     _pool.submit(_run, execution_id)
+
+
+def dispatch_pending(*, older_than_seconds: float = 5.0) -> list[int]:
+    """Dispatch executions still pending a while after they were made (made by another process,
+    or left by a restart). Running one twice is impossible: run_execution claims it first."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from otterweb.executions.models import Execution
+
+    cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
+    pending = list(
+        Execution.objects.filter(
+            run_state=Execution.RunState.PENDING, created__lt=cutoff
+        ).values_list("pk", flat=True)
+    )
+    for execution_id in pending:
+        dispatch(execution_id)
+    return pending
 
 
 def _run(execution_id: int) -> None:

@@ -8,6 +8,7 @@ import logging
 import os
 import tempfile
 from datetime import timedelta
+from functools import partial
 
 from asgiref.sync import sync_to_async
 from django.core.exceptions import ValidationError
@@ -18,6 +19,7 @@ from engine import OtterSyntaxError, ast, parse
 from engine.interpreter import Execution as EngineExecution
 from otterweb.executions.host import DjangoHost
 from otterweb.executions.models import Execution, Job, LogEntry, Mode
+from otterweb.executions.publish import publish_batch, publish_complete, publish_status
 from otterweb.executions.sink import DatabaseLogSink
 from otterweb.inventory.selectors import servers_for
 from otterweb.rafts.models import RaftItem
@@ -94,7 +96,8 @@ def run_execution(execution_id: int, *, worker: str) -> None:
         execution.start(worker=worker)
     job = execution.job
     raft = job.script_version.item.raft.name if job.script_version else None
-    sink = DatabaseLogSink(execution.pk)
+    sink = DatabaseLogSink(execution.pk, on_batch=partial(publish_batch, execution.pk))
+    publish_status(execution)
     working_directory = os.path.join(tempfile.gettempdir(), "otterweb", f"execution-{execution.pk}")
     os.makedirs(working_directory, exist_ok=True)
     host = DjangoHost.load(
@@ -117,6 +120,8 @@ def run_execution(execution_id: int, *, worker: str) -> None:
     ]  # fmt: skip
     execution.refresh_from_db()
     execution.finish(status=result.status.label, drift=drift, error=result.error or "")
+    publish_status(execution)
+    publish_complete(execution)
     logger.info(
         "execution=%s worker=%s status=%s duration=%.2f message='finished'",
         execution.pk,
@@ -218,3 +223,5 @@ def _close_with_error(execution: Execution, message: str) -> None:
     execution.last_seq = last + 1
     execution.save(update_fields=["last_seq"])
     execution.finish(status=Execution.Status.ERROR, drift=execution.drift, error=message)
+    publish_status(execution)
+    publish_complete(execution)

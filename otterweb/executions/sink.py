@@ -73,7 +73,7 @@ class DatabaseLogSink:
         scopes, self._scopes = list(self._scopes.values()), {}
         entries, stored_scopes = await sync_to_async(self._store)(records, scopes)
         if self.on_batch is not None:
-            self.on_batch(entries, stored_scopes)
+            await self.on_batch(entries, stored_scopes)
 
     def _store(
         self, records: list[LogRecord], scopes: list[LogScope]

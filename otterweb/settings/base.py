@@ -25,7 +25,9 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "channels",
     "rest_framework",
+    "rest_framework.authtoken",
     "otterweb",
     "otterweb.inventory",
     "otterweb.rafts",
@@ -98,6 +100,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
+
+# The embedded default: an in-memory channel layer. Log batches are one message each, so the
+# capacity counts batches, not lines; a dropped message is refilled from the database.
+CHANNEL_LAYERS = {
+    "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -1,0 +1,106 @@
+"""/ws/executions/<id>/?after=<seq>: the stored log after ``seq``, then the live tail."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from otterweb.executions.events import (
+    complete_message,
+    group_name,
+    log_message,
+    scope_message,
+    status_message,
+)
+from otterweb.executions.models import Execution, LogEntry, LogScope
+
+BACKLOG_PAGE = 1000
+FORBIDDEN = 4403
+NOT_FOUND = 4404
+
+
+class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if (
+            user is None
+            or not user.is_authenticated
+            or not await database_sync_to_async(user.has_perm)("executions.view_execution")
+        ):
+            await self.close(code=FORBIDDEN)
+            return
+        self.execution_id = int(self.scope["url_route"]["kwargs"]["execution_id"])
+        if not await database_sync_to_async(
+            Execution.objects.filter(pk=self.execution_id).exists
+        )():
+            await self.close(code=NOT_FOUND)
+            return
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        try:
+            self.sent = max(0, int(query.get("after", ["0"])[0]))
+        except ValueError:
+            self.sent = 0
+        # join first, so nothing published while the backlog is read is missed
+        self.group = group_name(self.execution_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_backlog()
+
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "group", None):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def send_backlog(self) -> None:
+        execution, scopes = await database_sync_to_async(self._state)()
+        await self.send_json(status_message(execution))
+        if scopes:
+            await self.send_json(scope_message(scopes))
+        while True:
+            entries = await database_sync_to_async(self._entries_after)(self.sent)
+            if not entries:
+                break
+            await self.send_entries(entries)
+        if execution.run_state == Execution.RunState.COMPLETED:
+            await self.send_json(complete_message(execution.last_seq))
+
+    def _state(self) -> tuple[Execution, list[LogScope]]:
+        execution = Execution.objects.get(pk=self.execution_id)
+        return execution, list(LogScope.objects.filter(execution_id=self.execution_id))
+
+    def _entries_after(self, seq: int) -> list[LogEntry]:
+        return list(
+            LogEntry.objects.filter(execution_id=self.execution_id, seq__gt=seq).order_by("seq")[
+                :BACKLOG_PAGE
+            ]
+        )
+
+    async def send_entries(self, entries: list[LogEntry]) -> None:
+        fresh = [e for e in entries if e.seq > self.sent]
+        if fresh:
+            self.sent = fresh[-1].seq
+            await self.send_json(log_message(fresh))
+
+    # ---- channel-layer events
+
+    async def execution_batch(self, event: dict) -> None:
+        """A stored batch. A gap (a message the layer dropped) is filled from the database."""
+        entries = event["log"]["entries"]
+        if entries and entries[0]["seq"] > self.sent + 1:
+            await self.send_entries(await database_sync_to_async(self._entries_after)(self.sent))
+        fresh = [e for e in entries if e["seq"] > self.sent]
+        if event.get("scope"):
+            await self.send_json(event["scope"])
+        if fresh:
+            self.sent = fresh[-1]["seq"]
+            await self.send_json({"type": "log", "entries": fresh})
+
+    async def execution_status(self, event: dict) -> None:
+        await self.send_json(event["message"])
+
+    async def execution_complete(self, event: dict) -> None:
+        last = event["message"]["last_seq"]
+        if last > self.sent:
+            await self.send_entries(await database_sync_to_async(self._entries_after)(self.sent))
+        await self.send_json(event["message"])

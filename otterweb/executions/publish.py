@@ -1,0 +1,85 @@
+"""Publishing stored log batches and status changes to an execution's watchers: one channel
+message per batch, never one per line."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from otterweb.executions.events import (
+    complete_message,
+    group_name,
+    log_message,
+    scope_message,
+    status_message,
+)
+from otterweb.executions.models import Execution, LogEntry, LogScope
+
+logger = logging.getLogger(__name__)
+
+# The event loop the websocket consumers run on. Workers run executions on threads with loops of
+# their own; the in-memory channel layer belongs to the server's loop, so events are handed to it.
+_server_loop: asyncio.AbstractEventLoop | None = None
+
+
+def use_server_loop(loop: asyncio.AbstractEventLoop | None) -> None:
+    global _server_loop
+    _server_loop = loop
+
+
+async def _deliver(send: Coroutine) -> None:
+    loop = _server_loop
+    if loop is None or loop is asyncio.get_running_loop():
+        await send
+    else:
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(send, loop))
+
+
+async def publish_batch(execution_id: int, entries: list[LogEntry], scopes: list[LogScope]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    event = {
+        "type": "execution.batch",
+        "log": log_message(entries),
+        "scope": scope_message(scopes) if scopes else None,
+    }
+    try:
+        await _deliver(layer.group_send(group_name(execution_id), event))
+    except Exception:  # a full or unreachable layer costs live delivery, never a line: clients refill from the database
+        logger.warning(
+            "execution=%s message='could not publish a log batch; watchers will refill from the database'",
+            execution_id,
+        )
+
+
+def publish_status(execution: Execution) -> None:
+    _send(execution.pk, {"type": "execution.status", "message": status_message(execution)})
+
+
+def publish_complete(execution: Execution) -> None:
+    """Sent after the execution finished, so every line is stored by then."""
+    _send(
+        execution.pk,
+        {"type": "execution.complete", "message": complete_message(execution.last_seq)},
+    )
+
+
+def _send(execution_id: int, event: dict) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        loop = _server_loop
+        if loop is not None and loop.is_running():
+            asyncio.run_coroutine_threadsafe(
+                layer.group_send(group_name(execution_id), event), loop
+            ).result(timeout=5)
+        else:
+            async_to_sync(layer.group_send)(group_name(execution_id), event)
+    except Exception:
+        logger.warning("execution=%s message='could not publish %s'", execution_id, event["type"])

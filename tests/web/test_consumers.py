@@ -1,0 +1,153 @@
+"""The execution log websocket: refusal, backlog then live, resume after a seq, gap refill, and
+a whole execution watched from another thread."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser, Permission
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from otterweb.asgi import application
+from otterweb.executions import publish
+from otterweb.executions.consumers import ExecutionLogConsumer
+from otterweb.executions.models import LogEntry
+from otterweb.executions.services import create_job, run_execution
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def viewer():
+    user = get_user_model().objects.create_user("watcher", password="pw-12345-x")
+    user.user_permissions.add(Permission.objects.get(codename="view_execution"))
+    return user
+
+
+def communicator(execution_id: int, user, after: int | None = None) -> WebsocketCommunicator:
+    path = f"/ws/executions/{execution_id}/" + (f"?after={after}" if after is not None else "")
+    connection = WebsocketCommunicator(ExecutionLogConsumer.as_asgi(), path)
+    connection.scope["user"] = user
+    connection.scope["url_route"] = {"kwargs": {"execution_id": execution_id}}
+    connection.scope["query_string"] = path.partition("?")[2].encode()
+    return connection
+
+
+def store(execution, *seqs: int) -> list[LogEntry]:
+    return [
+        LogEntry.objects.create(
+            execution=execution, seq=s, level=10, message=f"line {s}", time=timezone.now()
+        )
+        for s in seqs
+    ]
+
+
+async def test_consumer_refuses_anonymous_and_users_without_permission() -> None:
+    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    connected, code = await communicator(execution.pk, AnonymousUser()).connect()
+    assert (connected, code) == (False, 4403)
+    plain = await sync_to_async(get_user_model().objects.create_user)("plain")
+    connected, code = await communicator(execution.pk, plain).connect()
+    assert (connected, code) == (False, 4403)
+
+
+async def test_consumer_sends_backlog_then_live_batches(viewer) -> None:
+    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    await sync_to_async(store)(execution, 1, 2)
+    connection = communicator(execution.pk, viewer)
+    assert (await connection.connect())[0]
+    assert (await connection.receive_json_from()) == {
+        "type": "status",
+        "run_state": "pending",
+        "status": "normal",
+    }
+    backlog = await connection.receive_json_from()
+    assert [e["seq"] for e in backlog["entries"]] == [1, 2]
+    live = await sync_to_async(store)(execution, 3)
+    await publish.publish_batch(execution.pk, live, [])
+    assert [e["seq"] for e in (await connection.receive_json_from())["entries"]] == [3]
+    await connection.disconnect()
+
+
+async def test_consumer_resumes_after_a_seq_and_drops_what_the_client_has(viewer) -> None:
+    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    entries = await sync_to_async(store)(execution, 1, 2, 3)
+    connection = communicator(execution.pk, viewer, after=2)
+    await connection.connect()
+    await connection.receive_json_from()  # status
+    assert [e["seq"] for e in (await connection.receive_json_from())["entries"]] == [3]
+    await publish.publish_batch(execution.pk, entries, [])  # already sent: nothing new
+    assert await connection.receive_nothing(timeout=0.2)
+    await connection.disconnect()
+
+
+async def test_consumer_refills_a_gap_from_the_database(viewer) -> None:
+    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    connection = communicator(execution.pk, viewer)
+    await connection.connect()
+    await connection.receive_json_from()  # status
+    stored = await sync_to_async(store)(execution, 1, 2, 3)
+    await publish.publish_batch(execution.pk, stored[2:], [])  # the batch with 1 and 2 was dropped
+    received = [e["seq"] for e in (await connection.receive_json_from())["entries"]]
+    received += (
+        [e["seq"] for e in (await connection.receive_json_from())["entries"]]
+        if received != [1, 2, 3]
+        else []
+    )
+    assert received == [1, 2, 3]
+    await connection.disconnect()
+
+
+async def test_consumer_authenticates_api_clients_by_token_header(viewer) -> None:
+    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    token = await sync_to_async(Token.objects.create)(user=viewer)
+    connection = WebsocketCommunicator(
+        application,
+        f"/ws/executions/{execution.pk}/",
+        headers=[
+            (b"authorization", f"Token {token.key}".encode()),
+            (b"origin", b"http://127.0.0.1"),
+        ],
+    )
+    connected, _code = await connection.connect()
+    assert connected
+    assert (await connection.receive_json_from())["type"] == "status"
+    await connection.disconnect()
+    refused = WebsocketCommunicator(
+        application,
+        f"/ws/executions/{execution.pk}/",
+        headers=[(b"authorization", b"Token wrong"), (b"origin", b"http://127.0.0.1")],
+    )
+    assert (await refused.connect())[0] is False
+
+
+async def test_consumer_watches_a_whole_execution_run_by_a_worker_thread(viewer) -> None:
+    script = "foreach $i in @Range(1, 400) { Log-Information line $i; }"
+    execution = await sync_to_async(create_job)(script=script)
+    publish.use_server_loop(asyncio.get_running_loop())
+    try:
+        connection = communicator(execution.pk, viewer)
+        await connection.connect()
+        worker = threading.Thread(
+            target=run_execution, args=(execution.pk,), kwargs={"worker": "thread"}
+        )
+        worker.start()
+        seqs: list[int] = []
+        while True:
+            message = await connection.receive_json_from(timeout=10)
+            if message["type"] == "log":
+                seqs += [e["seq"] for e in message["entries"]]
+            if message["type"] == "complete":
+                assert message["last_seq"] == 400
+                break
+        await asyncio.to_thread(worker.join, 10)
+        assert seqs == list(range(1, 401))
+        await connection.disconnect()
+    finally:
+        publish.use_server_loop(None)
