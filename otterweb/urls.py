@@ -11,6 +11,7 @@ urlpatterns = [
         ServerVariablesView.as_view(),
         name="server-variables",
     ),
+    path("api/", include("otterweb.api.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,31 @@
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from otterweb.editor import api as editor
+from otterweb.executions import api as executions
+from otterweb.inventory import api as inventory
+from otterweb.rafts import api as rafts
+
+router = DefaultRouter()
+router.register("environments", inventory.EnvironmentViewSet)
+router.register("roles", inventory.RoleViewSet)
+router.register("servers", inventory.ServerViewSet)
+router.register("variables", inventory.VariableViewSet)
+router.register("credentials", inventory.CredentialViewSet)
+router.register("rafts", rafts.RaftViewSet)
+router.register("raft-items", rafts.RaftItemViewSet)
+router.register("raft-item-versions", rafts.RaftItemVersionViewSet)
+router.register("job-templates", executions.JobTemplateViewSet)
+router.register("jobs", executions.JobViewSet)
+router.register("executions", executions.ExecutionViewSet)
+
+urlpatterns = [
+    path("scripts/check/", editor.CheckView.as_view(), name="script-check"),
+    path("scripts/format/", editor.FormatView.as_view(), name="script-format"),
+    path("scripts/blocks/", editor.BlocksView.as_view(), name="script-blocks"),
+    path("scripts/unblocks/", editor.UnblocksView.as_view(), name="script-unblocks"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("", include(router.urls)),
+]

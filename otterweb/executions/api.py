@@ -1,0 +1,169 @@
+"""Jobs and executions API: start an execution, follow it, read its log, cancel it."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from otterweb.executions import services
+from otterweb.executions.events import LEVEL_NAMES
+from otterweb.executions.models import Execution, Job, JobTemplate, LogEntry, Mode
+from otterweb.inventory.models import Environment, Role, Server
+from otterweb.rafts.models import RaftItem
+
+
+class JobTemplateSerializer(serializers.ModelSerializer):
+    servers = serializers.SlugRelatedField(
+        slug_field="name", many=True, queryset=Server.objects.all(), required=False
+    )
+    roles = serializers.SlugRelatedField(
+        slug_field="name", many=True, queryset=Role.objects.all(), required=False
+    )
+    environments = serializers.SlugRelatedField(
+        slug_field="name", many=True, queryset=Environment.objects.all(), required=False
+    )
+
+    class Meta:
+        model = JobTemplate
+        fields = [
+            "id",
+            "name",
+            "description",
+            "raft_item",
+            "targeting",
+            "servers",
+            "roles",
+            "environments",
+            "mode",
+            "simulate",
+            "prompts",
+            "created",
+            "updated",
+        ]
+        read_only_fields = ["created", "updated"]
+
+
+class JobSerializer(serializers.ModelSerializer):
+    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Job
+        fields = [
+            "id",
+            "template",
+            "name",
+            "requested_by",
+            "script",
+            "script_version",
+            "targets",
+            "variables",
+            "created",
+        ]
+        read_only_fields = fields
+
+
+class ExecutionSerializer(serializers.ModelSerializer):
+    job = JobSerializer(read_only=True)
+    duration = serializers.FloatField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Execution
+        fields = ["id", "job", "run_state", "status", "mode", "simulate", "created", "started", "ended", "duration",
+                  "worker", "drift", "error", "last_seq", "cancel_requested"]  # fmt: skip
+        read_only_fields = fields
+
+
+class StartExecutionSerializer(serializers.Serializer):
+    script = serializers.CharField(
+        required=False, allow_blank=False, help_text="OtterScript text to run."
+    )
+    raft_item = serializers.PrimaryKeyRelatedField(
+        queryset=RaftItem.objects.all(), required=False, help_text="Or a raft item's id."
+    )
+    servers = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    roles = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    environments = serializers.ListField(
+        child=serializers.CharField(), required=False, default=list
+    )
+    mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.EXECUTE)
+    simulate = serializers.BooleanField(default=False)
+    variables = serializers.DictField(required=False, default=dict)
+
+    def validate(self, data):
+        if ("script" in data) == ("raft_item" in data):
+            raise serializers.ValidationError("give either script or raft_item")
+        return data
+
+
+class LogEntrySerializer(serializers.ModelSerializer):
+    level = serializers.SerializerMethodField()
+
+    class Meta:
+        model = LogEntry
+        fields = ["seq", "scope_id", "level", "message", "line", "time"]
+
+    def get_level(self, entry: LogEntry) -> str:
+        return LEVEL_NAMES.get(entry.level, str(entry.level))
+
+
+class JobTemplateViewSet(viewsets.ModelViewSet):
+    queryset = JobTemplate.objects.prefetch_related("servers", "roles", "environments")
+    serializer_class = JobTemplateSerializer
+
+
+class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    queryset = Job.objects.select_related("requested_by")
+    serializer_class = JobSerializer
+
+
+class ExecutionViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
+):
+    queryset = Execution.objects.select_related("job__requested_by")
+    serializer_class = ExecutionSerializer
+
+    @extend_schema(request=StartExecutionSerializer, responses={201: ExecutionSerializer})
+    def create(self, request):
+        """Start an execution of a script or raft item, on servers, roles and environments or on none."""
+        form = StartExecutionSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        execution = services.create_job(
+            requested_by=request.user, script=data.get("script"), raft_item=data.get("raft_item"), servers=data["servers"],
+            roles=data["roles"], environments=data["environments"], mode=data["mode"], simulate=data["simulate"],
+            variables={k: v for k, v in data["variables"].items()},
+        )  # fmt: skip
+        return Response(ExecutionSerializer(execution).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("after", int, description="Only entries after this seq.")],
+        responses=LogEntrySerializer(many=True),
+    )
+    @action(detail=True, methods=["get"])
+    def logs(self, request, pk=None):
+        """The stored log entries after ?after=<seq>, in order (at most 1,000 at a time)."""
+        execution = self.get_object()
+        try:
+            after = int(request.query_params.get("after", 0))
+        except ValueError:
+            raise serializers.ValidationError(
+                {"after": ["a whole number (the last seq you have)"]}
+            ) from None
+        entries = LogEntry.objects.filter(execution=execution, seq__gt=after).order_by("seq")[:1000]
+        return Response(LogEntrySerializer(entries, many=True).data)
+
+    @extend_schema(request=None, responses={202: ExecutionSerializer})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Stop the execution on whichever worker runs it."""
+        if not request.user.has_perm("executions.cancel_execution"):
+            self.permission_denied(request, message="You may not cancel executions.")
+        execution = self.get_object()
+        services.request_cancel(execution=execution)
+        execution.refresh_from_db()
+        return Response(ExecutionSerializer(execution).data, status=status.HTTP_202_ACCEPTED)

@@ -1,0 +1,209 @@
+"""Inventory API: servers, roles, environments, variables, credentials (secrets write-only)."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from engine.values import to_text
+from otterweb.inventory import services
+from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
+from otterweb.inventory.selectors import resolve_variables
+
+MASK = "********"
+
+
+class EnvironmentSerializer(serializers.ModelSerializer):
+    parent = serializers.SlugRelatedField(
+        slug_field="name", queryset=Environment.objects.all(), allow_null=True, required=False
+    )
+
+    class Meta:
+        model = Environment
+        fields = ["id", "name", "description", "parent", "created", "updated"]
+        read_only_fields = ["created", "updated"]
+
+
+class RoleSerializer(serializers.ModelSerializer):
+    dependencies = serializers.SlugRelatedField(
+        slug_field="name", many=True, queryset=Role.objects.all(), required=False
+    )
+
+    class Meta:
+        model = Role
+        fields = ["id", "name", "description", "dependencies", "created", "updated"]
+        read_only_fields = ["created", "updated"]
+
+
+class ServerSerializer(serializers.ModelSerializer):
+    roles = serializers.SlugRelatedField(
+        slug_field="name", many=True, queryset=Role.objects.all(), required=False
+    )
+    environments = serializers.SlugRelatedField(
+        slug_field="name", many=True, queryset=Environment.objects.all(), required=False
+    )
+    credential = serializers.SlugRelatedField(
+        slug_field="name", queryset=Credential.objects.all(), allow_null=True, required=False
+    )
+
+    class Meta:
+        model = Server
+        fields = [
+            "id",
+            "name",
+            "host",
+            "port",
+            "agent_type",
+            "roles",
+            "environments",
+            "active",
+            "credential",
+            "description",
+            "created",
+            "updated",
+        ]
+        read_only_fields = ["created", "updated"]
+
+
+class VariableSerializer(serializers.ModelSerializer):
+    server = serializers.SlugRelatedField(
+        slug_field="name", queryset=Server.objects.all(), allow_null=True, required=False
+    )
+    environment = serializers.SlugRelatedField(
+        slug_field="name", queryset=Environment.objects.all(), allow_null=True, required=False
+    )
+    role = serializers.SlugRelatedField(
+        slug_field="name", queryset=Role.objects.all(), allow_null=True, required=False
+    )
+
+    class Meta:
+        model = Variable
+        fields = [
+            "id",
+            "name",
+            "value",
+            "sensitive",
+            "server",
+            "environment",
+            "role",
+            "created",
+            "updated",
+        ]
+        read_only_fields = ["created", "updated"]
+        validators = []  # one name per scope: checked by the model's constraints in full_clean
+
+    def create(self, data):
+        return services.set_variable(**data)
+
+    def update(self, instance, data):
+        for field, value in data.items():
+            setattr(instance, field, value)
+        instance.full_clean()
+        instance.save()
+        return instance
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        if instance.sensitive:
+            data["value"] = MASK
+        return data
+
+    def validate_value(self, value: str) -> str:
+        services.validate_literal(value)
+        return value
+
+    def validate(self, data):
+        scopes = [data.get(k) for k in ("server", "environment", "role")]
+        if sum(s is not None for s in scopes) > 1:
+            raise serializers.ValidationError(
+                "a variable belongs to one scope: a server, an environment, a role, or none (global)"
+            )
+        return data
+
+
+class CredentialSerializer(serializers.ModelSerializer):
+    secret = serializers.CharField(write_only=True, required=False, allow_blank=False, style={"input_type": "password"},
+                                   help_text="Write-only. Leave out to keep the stored secret.")  # fmt: skip
+    environments = serializers.SlugRelatedField(
+        slug_field="name", many=True, queryset=Environment.objects.all(), required=False
+    )
+    has_secret = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = Credential
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "username",
+            "secret",
+            "has_secret",
+            "environments",
+            "description",
+            "created",
+            "updated",
+        ]
+        read_only_fields = ["created", "updated"]
+
+    def create(self, data):
+        return self._save(data)
+
+    def update(self, instance, data):
+        data.setdefault("name", instance.name)
+        return self._save(data, instance)
+
+    def _save(self, data, instance=None):
+        environments = data.pop("environments", None)
+        return services.save_credential(
+            name=data["name"], kind=data.get("kind", instance.kind if instance else Credential.Kind.PASSWORD),
+            username=data.get("username", instance.username if instance else ""), secret=data.get("secret"),
+            environments=environments, description=data.get("description", instance.description if instance else ""),
+        )  # fmt: skip
+
+
+class EnvironmentViewSet(viewsets.ModelViewSet):
+    queryset = Environment.objects.select_related("parent")
+    serializer_class = EnvironmentSerializer
+    lookup_field = "name"
+
+
+class RoleViewSet(viewsets.ModelViewSet):
+    queryset = Role.objects.prefetch_related("dependencies")
+    serializer_class = RoleSerializer
+    lookup_field = "name"
+
+
+class ServerViewSet(viewsets.ModelViewSet):
+    queryset = Server.objects.prefetch_related("roles", "environments").select_related("credential")
+    serializer_class = ServerSerializer
+    lookup_field = "name"
+
+    @extend_schema(responses={200: dict})
+    @action(detail=True, methods=["get"])
+    def variables(self, request, name=None):
+        """Each variable this server sees: its value (sensitive ones masked) and the scope that supplied it."""
+        server = get_object_or_404(Server, name=name)
+        if not request.user.has_perm("inventory.view_variable"):
+            self.permission_denied(request, message="You may not view variables.")
+        return Response(
+            [
+                {"name": v.name, "value": MASK if v.sensitive else (v.value if not isinstance(v.value, str) else to_text(v.value)),
+                 "sensitive": v.sensitive, "scope": v.scope, "shadowed": list(v.shadowed)}
+                for v in sorted(resolve_variables(server=server).values(), key=lambda v: v.name.casefold())
+            ]
+        )  # fmt: skip
+
+
+class VariableViewSet(viewsets.ModelViewSet):
+    queryset = Variable.objects.select_related("server", "environment", "role")
+    serializer_class = VariableSerializer
+    filterset_fields = None
+
+
+class CredentialViewSet(viewsets.ModelViewSet):
+    queryset = Credential.objects.prefetch_related("environments")
+    serializer_class = CredentialSerializer
+    lookup_field = "name"

@@ -1,0 +1,266 @@
+"""The REST API: every endpoint, 400 for bad input (one error body), 403 without permission."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from otterweb.executions.models import Execution, LogEntry
+from otterweb.executions.services import run_execution
+from otterweb.inventory.models import Credential
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin():
+    client = APIClient()
+    user = get_user_model().objects.create_superuser("root", password="pw-12345-x")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+@pytest.fixture
+def limited():
+    """A user who may only view servers."""
+    user = get_user_model().objects.create_user("limited", password="pw-12345-x")
+    user.user_permissions.add(Permission.objects.get(codename="view_server"))
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_api_requires_authentication() -> None:
+    response = APIClient().get("/api/servers/")
+    assert response.status_code in (401, 403)
+    assert "detail" in response.json() and "code" in response.json()
+
+
+def test_api_inventory_crud(admin) -> None:
+    assert (
+        admin.post("/api/environments/", {"name": "production"}, format="json").status_code == 201
+    )
+    assert (
+        admin.post(
+            "/api/environments/", {"name": "production-eu", "parent": "production"}, format="json"
+        ).status_code
+        == 201
+    )
+    assert admin.post("/api/roles/", {"name": "web"}, format="json").status_code == 201
+    created = admin.post(
+        "/api/servers/",
+        {"name": "web1", "roles": ["web"], "environments": ["production-eu"]},
+        format="json",
+    )
+    assert created.status_code == 201 and created.json()["roles"] == ["web"]
+    assert (
+        admin.patch("/api/servers/web1/", {"active": False}, format="json").json()["active"]
+        is False
+    )
+    assert admin.get("/api/servers/web1/").json()["environments"] == ["production-eu"]
+    assert admin.delete("/api/roles/web/").status_code == 204
+
+
+def test_api_variables_are_literals_sensitive_masked_and_explained(admin) -> None:
+    admin.post("/api/environments/", {"name": "production"}, format="json")
+    admin.post("/api/servers/", {"name": "web1", "environments": ["production"]}, format="json")
+    assert (
+        admin.post(
+            "/api/variables/",
+            {"name": "Port", "value": "8080", "environment": "production"},
+            format="json",
+        ).status_code
+        == 201
+    )
+    secret = admin.post(
+        "/api/variables/",
+        {"name": "Token", "value": "s3cr3t-token", "sensitive": True},
+        format="json",
+    )
+    assert secret.json()["value"] == "********"
+    bad = admin.post("/api/variables/", {"name": "Bad", "value": "@(open"}, format="json")
+    assert (
+        bad.status_code == 400
+        and bad.json()["code"] == "invalid"
+        and "value" in bad.json()["errors"]
+    )
+    both = admin.post(
+        "/api/variables/",
+        {"name": "X", "value": "1", "server": "web1", "environment": "production"},
+        format="json",
+    )
+    assert both.status_code == 400
+    explained = {v["name"]: v for v in admin.get("/api/servers/web1/variables/").json()}
+    assert explained["Port"] == {
+        "name": "Port",
+        "value": "8080",
+        "sensitive": False,
+        "scope": "environment production",
+        "shadowed": [],
+    }
+    assert explained["Token"]["value"] == "********"
+    assert "s3cr3t-token" not in admin.get("/api/variables/").content.decode()
+
+
+def test_api_credential_secret_is_write_only(admin) -> None:
+    created = admin.post(
+        "/api/credentials/",
+        {"name": "deploy", "username": "ops", "secret": "hunter2-secret"},
+        format="json",
+    )
+    assert created.status_code == 201
+    body = created.json()
+    assert "secret" not in body and body["has_secret"] is True and "encrypted_secret" not in body
+    assert Credential.objects.get(name="deploy").secret() == "hunter2-secret"
+    admin.patch("/api/credentials/deploy/", {"username": "ops2"}, format="json")
+    assert Credential.objects.get(name="deploy").secret() == "hunter2-secret"
+    assert "hunter2" not in admin.get("/api/credentials/deploy/").content.decode()
+
+
+def test_api_rafts_items_versions_diff_restore(admin) -> None:
+    admin.post("/api/rafts/", {"name": "main"}, format="json")
+    item = admin.post(
+        "/api/raft-items/",
+        {"raft": "main", "name": "deploy", "content": "Log-Information one;\n"},
+        format="json",
+    ).json()
+    assert item["version"] == 1
+    changed = admin.patch(
+        f"/api/raft-items/{item['id']}/",
+        {"content": "Log-Information two;\n", "message": "two"},
+        format="json",
+    )
+    assert changed.json()["version"] == 2
+    versions = admin.get(f"/api/raft-item-versions/?item={item['id']}").json()["results"]
+    assert [v["number"] for v in versions] == [2, 1] and versions[0]["message"] == "two"
+    diff = admin.get(f"/api/raft-item-versions/{versions[0]['id']}/diff/").json()["diff"]
+    assert "-Log-Information one;" in diff and "+Log-Information two;" in diff
+    restored = admin.post(f"/api/raft-item-versions/{versions[1]['id']}/restore/").json()
+    assert restored["content"] == "Log-Information one;\n" and restored["version"] == 3
+    broken = admin.post(
+        "/api/raft-items/", {"raft": "main", "name": "bad", "content": "set $x 1;"}, format="json"
+    )
+    assert broken.status_code == 400 and "bad:1:8: error" in str(broken.json()["errors"])
+
+
+def test_api_script_endpoints(admin) -> None:
+    checked = admin.post("/api/scripts/check/", {"script": "break;"}, format="json").json()
+    assert checked["diagnostics"][0]["severity"] == "warning"
+    assert (
+        admin.post(
+            "/api/scripts/format/", {"script": "Exec x(Arguments:1);"}, format="json"
+        ).json()["script"]
+        == "Exec x\n(\n    Arguments: 1\n);\n"
+    )
+    workspace = admin.post(
+        "/api/scripts/blocks/", {"script": "Log-Debug hi;"}, format="json"
+    ).json()["workspace"]
+    assert (
+        admin.post("/api/scripts/unblocks/", {"workspace": workspace}, format="json").json()[
+            "script"
+        ]
+        == "Log-Debug hi;\n"
+    )
+    broken = admin.post("/api/scripts/check/", {"script": "set $x 1;"}, format="json")
+    assert broken.status_code == 400
+    body = broken.json()
+    assert body["code"] == "script" and body["detail"].startswith(
+        "the script does not parse: line 1, column 8"
+    )
+    assert body["diagnostics"][0]["line"] == 1 and body["diagnostics"][0]["column"] == 8
+    assert admin.post("/api/scripts/check/", {"nothing": 1}, format="json").status_code == 400
+    assert (
+        admin.post(
+            "/api/scripts/unblocks/",
+            {"workspace": {"blocks": {"blocks": [{"type": "nope"}]}}},
+            format="json",
+        ).status_code
+        == 400
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_api_executions_start_follow_logs_and_cancel(admin) -> None:
+    started = admin.post(
+        "/api/executions/",
+        {"script": "Log-Information one;\nLog-Warning two;", "mode": "execute"},
+        format="json",
+    )
+    assert started.status_code == 201
+    execution_id = started.json()["id"]
+    assert started.json()["run_state"] == "pending"
+    run_execution(execution_id, worker="test")
+    detail = admin.get(f"/api/executions/{execution_id}/").json()
+    assert (detail["run_state"], detail["status"], detail["last_seq"]) == (
+        "completed",
+        "warning",
+        2,
+    )
+    logs = admin.get(f"/api/executions/{execution_id}/logs/?after=1").json()
+    assert [(e["seq"], e["level"], e["message"]) for e in logs] == [(2, "warning", "two")]
+    assert admin.get(f"/api/executions/{execution_id}/logs/?after=x").status_code == 400
+    pending = admin.post("/api/executions/", {"script": "Log-Information x;"}, format="json").json()
+    cancelled = admin.post(f"/api/executions/{pending['id']}/cancel/")
+    assert cancelled.status_code == 202 and cancelled.json()["status"] == "error"
+
+
+def test_api_execution_bad_input_is_400_with_a_clear_body(admin) -> None:
+    for body, words in [
+        ({}, "give either script or raft_item"),
+        ({"script": "x;", "raft_item": 999}, "raft_item"),
+        ({"script": "set $x 1;"}, "1:8: error"),
+        (
+            {"script": "Log-Information x;", "servers": ["nowhere"]},
+            "no active server named nowhere",
+        ),
+        ({"script": "Log-Information x;", "mode": "sometimes"}, "is not a valid choice"),
+    ]:
+        response = admin.post("/api/executions/", body, format="json")
+        assert response.status_code == 400, body
+        assert words in str(response.json()), (body, response.json())
+    assert Execution.objects.count() == 0
+
+
+def test_api_without_permission_is_403_not_data(limited) -> None:
+    assert limited.get("/api/servers/").status_code == 200
+    for url in (
+        "/api/credentials/",
+        "/api/variables/",
+        "/api/executions/",
+        "/api/rafts/",
+        "/api/jobs/",
+    ):
+        response = limited.get(url)
+        assert response.status_code == 403, url
+        assert "results" not in response.json()
+    assert limited.post("/api/servers/", {"name": "x"}, format="json").status_code == 403
+    assert (
+        limited.post(
+            "/api/executions/", {"script": "Log-Information x;"}, format="json"
+        ).status_code
+        == 403
+    )
+
+
+def test_api_logs_of_an_execution_need_view_permission(limited, admin) -> None:
+    execution_id = admin.post(
+        "/api/executions/", {"script": "Log-Information x;"}, format="json"
+    ).json()["id"]
+    LogEntry.objects.create(
+        execution_id=execution_id,
+        seq=1,
+        level=10,
+        message="secret line",
+        time="2026-01-01T00:00:00Z",
+    )
+    response = limited.get(f"/api/executions/{execution_id}/logs/")
+    assert response.status_code == 403 and "secret line" not in response.content.decode()
+
+
+def test_api_schema_and_docs_are_served(admin) -> None:
+    schema = admin.get("/api/schema/")
+    assert schema.status_code == 200 and b"/api/executions/" in schema.content
+    assert admin.get("/api/docs/").status_code == 200
