@@ -9,7 +9,7 @@ urlpatterns = [
     path(
         "inventory/servers/<slug:name>/variables/",
         ServerVariablesView.as_view(),
-        name="server-variables",
+        name="server-variables-page",
     ),
     path("api/", include("otterweb.api.urls")),
     path("accounts/", include("django.contrib.auth.urls")),

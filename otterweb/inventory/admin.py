@@ -45,7 +45,7 @@ class ServerAdmin(admin.ModelAdmin):
     @admin.display(description="Variables it sees")
     def variables_link(self, server: Server) -> str:
         return format_html(
-            '<a href="{}">explain</a>', reverse("server-variables", args=[server.name])
+            '<a href="{}">explain</a>', reverse("server-variables-page", args=[server.name])
         )
 
 

@@ -122,16 +122,16 @@ def test_explain_view_shows_values_scopes_and_masks_sensitive(client, inventory)
         *Permission.objects.filter(codename__in=["view_server", "view_variable"])
     )
     client.force_login(user)
-    page = client.get(reverse("server-variables", args=["db1"])).content.decode()
+    page = client.get(reverse("server-variables-page", args=["db1"])).content.decode()
     assert "8080" in page and "environment production" in page
     assert "p4ss" not in page and "********" in page
 
 
 def test_explain_view_refuses_users_without_permission(client, inventory) -> None:
     client.force_login(get_user_model().objects.create_user("viewer", password="pw-12345-x"))
-    assert client.get(reverse("server-variables", args=["db1"])).status_code == 403
+    assert client.get(reverse("server-variables-page", args=["db1"])).status_code == 403
     client.logout()
-    assert client.get(reverse("server-variables", args=["db1"])).status_code == 302
+    assert client.get(reverse("server-variables-page", args=["db1"])).status_code == 302
 
 
 def test_admin_credential_secret_is_write_only(admin_client, inventory) -> None:
