@@ -8,14 +8,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "otterweb.settings.dev")
 django_application = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from otterweb.auth import authenticated  # noqa: E402
+from otterweb.auth import authenticated, same_origin  # noqa: E402
 from otterweb.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_application,
-        "websocket": AllowedHostsOriginValidator(authenticated(URLRouter(websocket_urlpatterns))),
+        "websocket": same_origin(authenticated(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from channels.auth import AuthMiddlewareStack
 from channels.db import database_sync_to_async
 from channels.middleware import BaseMiddleware
+from channels.security.websocket import OriginValidator
+from django.conf import settings
 
 
 @database_sync_to_async
@@ -29,3 +31,18 @@ class TokenAuthMiddleware(BaseMiddleware):
 def authenticated(inner):
     """Session first (AuthMiddlewareStack), then a token header can supply the user."""
     return AuthMiddlewareStack(TokenAuthMiddleware(inner))
+
+
+class _BrowserOriginValidator(OriginValidator):
+    """Browsers send an Origin with every websocket handshake, and it must be one of our hosts
+    (a page elsewhere must not use the user's session). API clients send none: they are let
+    through, and must authenticate with a token."""
+
+    def valid_origin(self, parsed_origin) -> bool:
+        if parsed_origin is None:
+            return True
+        return super().valid_origin(parsed_origin)
+
+
+def same_origin(inner):
+    return _BrowserOriginValidator(inner, list(settings.ALLOWED_HOSTS))

@@ -134,11 +134,7 @@ SPECTACULAR_SETTINGS = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {
-        "keyvalue": {
-            "format": "time=%(asctime)s level=%(levelname)s logger=%(name)s message=%(message)r"
-        },
-    },
+    "formatters": {"keyvalue": {"()": "otterweb.logs.KeyValueFormatter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "keyvalue"}},
     "root": {"handlers": ["console"], "level": os.environ.get("OTTERWEB_LOG_LEVEL", "INFO")},
 }

@@ -36,6 +36,7 @@ class Command(BaseCommand):
 
         dispatch.serving = True
 
+        _first_admin(self.stdout)
         stop = threading.Event()
         housekeeper = threading.Thread(
             target=_housekeeping, args=(stop,), name="otterweb-housekeeper", daemon=True
@@ -54,6 +55,24 @@ class Command(BaseCommand):
             server.run()
         finally:
             stop.set()
+
+
+def _first_admin(out) -> None:
+    """On a fresh install, make the user `admin` and show its password, once, on the console
+    (never in a log)."""
+    import secrets
+
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model()
+    if users.objects.filter(is_superuser=True).exists():
+        return
+    password = secrets.token_urlsafe(12)
+    users.objects.create_superuser("admin", password=password)
+    out.write(
+        "\nFirst start: log in as 'admin' with the password below. It is shown only this once;\n"
+        f"change it at /admin/password_change/ after logging in.\n\n    {password}\n\n"
+    )
 
 
 def _ready() -> None:

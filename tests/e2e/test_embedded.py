@@ -1,0 +1,111 @@
+"""End to end, as a user: `manage.py serve` on a free 127.0.0.1 port, a user and a token from the
+management commands, a script run through the API, its log read over the websocket."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from websockets.sync.client import connect
+
+ROOT = Path(__file__).resolve().parents[2]
+LINES = 2000
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path):
+    port = free_port()
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "otterweb.settings.dev", "OTTERWEB_DATA_DIR": str(tmp_path),
+           "DJANGO_SUPERUSER_PASSWORD": "e2e-password-123", "DJANGO_SUPERUSER_EMAIL": "ops@example.org"}  # fmt: skip
+
+    def manage(*args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+
+    manage("migrate", "--noinput")
+    manage("createsuperuser", "--noinput", "--username", "ops")
+    token = manage("drf_create_token", "ops").split()[2]
+    log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 - closed below
+    process = subprocess.Popen([sys.executable, "manage.py", "serve", f"127.0.0.1:{port}"], cwd=ROOT, env=env,
+                               stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(base + "/accounts/login/", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.1)
+    yield base, port, token
+    process.terminate()
+    process.wait(timeout=10)
+    log.close()
+
+
+def api(base: str, token: str, method: str, path: str, body: dict | None = None) -> dict:
+    request = urllib.request.Request(
+        base + path, method=method, data=json.dumps(body).encode() if body is not None else None,
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )  # fmt: skip
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_e2e_embedded_script_through_api_and_websocket_every_line_once_in_order(server) -> None:
+    base, port, token = server
+    script = f"# Count\nforeach $i in @Range(1, {LINES}) {{ Log-Information line $i; }}"
+    execution = api(base, token, "POST", "/api/executions/", {"script": script})
+    seqs: list[int] = []
+    statuses = []
+    with connect(f"ws://127.0.0.1:{port}/ws/executions/{execution['id']}/", additional_headers={"Authorization": f"Token {token}"},
+                 open_timeout=10) as socket_:  # fmt: skip
+        while True:
+            message = json.loads(socket_.recv(timeout=30))
+            if message["type"] == "log":
+                seqs += [entry["seq"] for entry in message["entries"]]
+            elif message["type"] == "status":
+                statuses.append(message["status"])
+            elif message["type"] == "complete":
+                last = message["last_seq"]
+                break
+    assert seqs == list(range(1, last + 1))
+    assert last == LINES
+    detail = api(base, token, "GET", f"/api/executions/{execution['id']}/")
+    assert (detail["run_state"], detail["status"]) == ("completed", "normal")
+
+
+def test_e2e_websocket_refuses_without_credentials_and_foreign_origins(server) -> None:
+    base, port, token = server
+    execution = api(base, token, "POST", "/api/executions/", {"script": "Log-Information x;"})
+    from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+    url = f"ws://127.0.0.1:{port}/ws/executions/{execution['id']}/"
+    with pytest.raises((InvalidStatus, ConnectionClosed)):
+        with connect(url, open_timeout=10) as socket_:
+            socket_.recv(timeout=5)
+    with pytest.raises((InvalidStatus, ConnectionClosed)):
+        with connect(
+            url,
+            open_timeout=10,
+            origin="http://evil.example",
+            additional_headers={"Authorization": f"Token {token}"},
+        ) as socket_:
+            socket_.recv(timeout=5)
