@@ -31,12 +31,21 @@ def use_server_loop(loop: asyncio.AbstractEventLoop | None) -> None:
     _server_loop = loop
 
 
+DELIVERY_SECONDS = 2.0
+
+
 async def _deliver(send: Coroutine) -> None:
+    """Send on the server's loop. A stopped or stuck loop costs live delivery, never the run."""
     loop = _server_loop
     if loop is None or loop is asyncio.get_running_loop():
         await send
-    else:
-        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(send, loop))
+        return
+    if not loop.is_running():
+        send.close()
+        return
+    await asyncio.wait_for(
+        asyncio.wrap_future(asyncio.run_coroutine_threadsafe(send, loop)), DELIVERY_SECONDS
+    )
 
 
 async def publish_batch(execution_id: int, entries: list[LogEntry], scopes: list[LogScope]) -> None:
