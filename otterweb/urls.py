@@ -2,7 +2,9 @@ from django.contrib import admin
 from django.urls import include, path
 
 from otterweb import views
+from otterweb.executions.views import ExecutionDetailView, ExecutionListView
 from otterweb.inventory.views import ServerVariablesView
+from otterweb.rafts.views import RaftItemView, RaftListView
 
 urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
@@ -11,6 +13,10 @@ urlpatterns = [
         ServerVariablesView.as_view(),
         name="server-variables-page",
     ),
+    path("executions/", ExecutionListView.as_view(), name="execution-list"),
+    path("executions/<int:pk>/", ExecutionDetailView.as_view(), name="execution-detail"),
+    path("rafts/", RaftListView.as_view(), name="raft-list"),
+    path("rafts/<slug:raft>/<path:name>/", RaftItemView.as_view(), name="raft-item"),
     path("api/", include("otterweb.api.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),

@@ -7,6 +7,8 @@ from otterweb.executions import api as executions
 from otterweb.inventory import api as inventory
 from otterweb.rafts import api as rafts
 
+app_name = "api"
+
 router = DefaultRouter()
 router.register("environments", inventory.EnvironmentViewSet)
 router.register("roles", inventory.RoleViewSet)
@@ -26,6 +28,6 @@ urlpatterns = [
     path("scripts/blocks/", editor.BlocksView.as_view(), name="script-blocks"),
     path("scripts/unblocks/", editor.UnblocksView.as_view(), name="script-unblocks"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="api-docs"),
     path("", include(router.urls)),
 ]

@@ -1,0 +1,75 @@
+"""Server-rendered pages: executions list and detail, a raft item's editor with save and run."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from otterweb.executions.models import Execution
+from otterweb.executions.services import create_job
+from otterweb.inventory.models import Server
+from otterweb.rafts import services
+from otterweb.rafts.models import Raft
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def item():
+    raft = Raft.objects.create(name="main")
+    return services.save_item(raft=raft, name="deploy", content="Log-Information hi;\n")
+
+
+def test_pages_require_login(client, item) -> None:
+    for url in (
+        reverse("execution-list"),
+        reverse("raft-list"),
+        reverse("raft-item", args=["main", "deploy"]),
+    ):
+        assert client.get(url).status_code == 302
+
+
+def test_pages_refuse_users_without_permission(client, item) -> None:
+    client.force_login(get_user_model().objects.create_user("nobody"))
+    assert client.get(reverse("execution-list")).status_code == 403
+    assert client.get(reverse("raft-item", args=["main", "deploy"])).status_code == 403
+
+
+def test_execution_list_and_detail(admin_client) -> None:
+    execution = create_job(script="Log-Information x;", name="nightly")
+    page = admin_client.get(reverse("execution-list")).content.decode()
+    assert "nightly" in page and reverse("execution-detail", args=[execution.pk]) in page
+    detail = admin_client.get(reverse("execution-detail", args=[execution.pk])).content.decode()
+    assert "/ws/executions/${id}/" in detail and f'data-execution="{execution.pk}"' in detail
+
+
+def test_raft_item_save_makes_a_version_and_shows_errors(admin_client, item) -> None:
+    url = reverse("raft-item", args=["main", "deploy"])
+    assert (
+        admin_client.post(
+            url, {"save": "1", "content": "Log-Information two;\n", "message": "second"}
+        ).status_code
+        == 302
+    )
+    item.refresh_from_db()
+    assert item.content == "Log-Information two;\n" and item.versions.first().message == "second"
+    broken = admin_client.post(url, {"save": "1", "content": "set $x 1;", "message": ""})
+    assert broken.status_code == 200 and "1:8: error" in broken.content.decode()
+
+
+def test_raft_item_run_starts_an_execution_and_opens_it(admin_client, item) -> None:
+    Server.objects.create(name="web1")
+    response = admin_client.post(
+        reverse("raft-item", args=["main", "deploy"]),
+        {"run": "1", "servers": ["web1"], "mode": "collect"},
+    )
+    execution = Execution.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "execution-detail", args=[execution.pk]
+    )
+    assert (execution.mode, execution.job.targets, execution.job.script_version.number) == (
+        "collect",
+        ["web1"],
+        1,
+    )
