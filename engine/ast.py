@@ -462,8 +462,6 @@ BODY_FIELDS: dict[type[Statement], tuple[str, ...]] = {
     ModuleDeclaration: ("body",),
 }
 
-LOOPS = (ForEach, ContextIteration)
-
 
 def comment_text(comment: str) -> str:
     """A comment without its marker: ``# text`` -> ``text``."""

@@ -83,8 +83,5 @@ class OtterSyntaxError(OtterError):
         more = f" (and {count - 1} more)" if count > 1 else ""
         super().__init__(first.format(name) + more)
 
-    def to_diagnostics(self) -> list[dict[str, object]]:
-        return [d.to_dict() for d in self.diagnostics]
-
     def __str__(self) -> str:
         return "\n".join(d.format(self.name, self.text) for d in self.diagnostics)

@@ -160,7 +160,6 @@ class Context:
     always_execute: bool = False
     locked: bool = False
     in_loop: bool = False
-    in_module: bool = False
     log: LogScope | None = None
 
 
@@ -817,7 +816,7 @@ class Execution:
                 )
             module_scope.variables[key] = (parameter.variable.name, value)
         async with self.described(statement, context) as inner:
-            inner = replace(inner, in_loop=False, in_module=True)
+            inner = replace(inner, in_loop=False)
             with contextlib.suppress(ModuleReturn):
                 await self.body(module.body, module_scope, inner)
         for argument in statement.arguments:
