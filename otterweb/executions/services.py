@@ -11,6 +11,7 @@ from datetime import timedelta
 from functools import partial
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -26,9 +27,7 @@ from otterweb.rafts.models import RaftItem
 
 logger = logging.getLogger(__name__)
 
-HEARTBEAT_SECONDS = 5.0
 CANCEL_POLL_SECONDS = 1.0
-LOST_AFTER = timedelta(seconds=30)
 
 
 def wrap(script: ast.Script, servers: list[str]) -> ast.Script:
@@ -146,13 +145,14 @@ async def _run(execution_id, script, host, sink, mode, simulate, variables):
 async def _watch(execution_id: int, engine: EngineExecution) -> None:
     """Beat the heart every few seconds, and pass on a cancel request."""
     beats = 0.0
+    every = settings.OTTERWEB_HEARTBEAT_SECONDS
     while True:
-        await asyncio.sleep(CANCEL_POLL_SECONDS)
-        beats += CANCEL_POLL_SECONDS
+        await asyncio.sleep(min(CANCEL_POLL_SECONDS, every))
+        beats += min(CANCEL_POLL_SECONDS, every)
         if await sync_to_async(_cancel_requested)(execution_id):
             engine.cancel()
             return
-        if beats >= HEARTBEAT_SECONDS:
+        if beats >= every:
             beats = 0.0
             await sync_to_async(Execution.objects.filter(pk=execution_id).update)(
                 heartbeat=timezone.now()
@@ -179,9 +179,11 @@ def request_cancel(*, execution: Execution) -> None:
             _close_with_error(execution, "The execution was cancelled before it started.")
 
 
-def reap_lost_executions(*, lost_after: timedelta = LOST_AFTER) -> list[int]:
+def reap_lost_executions(*, lost_after: timedelta | None = None) -> list[int]:
     """Close every execution whose worker stopped sending heartbeats: status error, with a log
     line saying so after every line already stored."""
+    if lost_after is None:
+        lost_after = timedelta(seconds=settings.OTTERWEB_LOST_AFTER_SECONDS)
     cutoff = timezone.now() - lost_after
     reaped = []
     for execution_id in Execution.objects.filter(

@@ -103,6 +103,12 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 
+# Workers beat every few seconds; an execution whose heartbeat is older than this is lost.
+OTTERWEB_HEARTBEAT_SECONDS = float(os.environ.get("OTTERWEB_HEARTBEAT_SECONDS", "5"))
+OTTERWEB_LOST_AFTER_SECONDS = float(os.environ.get("OTTERWEB_LOST_AFTER_SECONDS", "30"))
+OTTERWEB_HOUSEKEEPING_SECONDS = float(os.environ.get("OTTERWEB_HOUSEKEEPING_SECONDS", "10"))
+OTTERWEB_WORKERS = int(os.environ.get("OTTERWEB_WORKERS", "4"))
+
 # The embedded default: an in-memory channel layer. Log batches are one message each, so the
 # capacity counts batches, not lines; a dropped message is refilled from the database.
 CHANNEL_LAYERS = {

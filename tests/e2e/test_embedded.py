@@ -121,3 +121,65 @@ def test_e2e_websocket_refuses_without_credentials_and_foreign_origins(server) -
     assert refused(
         url, origin="http://evil.example", additional_headers={"Authorization": f"Token {token}"}
     )
+
+
+def test_e2e_reaper_closes_the_execution_of_a_server_killed_with_sigkill(tmp_path) -> None:
+    """A worker process dies mid-run (SIGKILL): the next server's housekeeper closes its execution
+    with status error and a line saying the worker was lost, after every line already stored."""
+    import signal
+
+    port = free_port()
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "otterweb.settings.dev", "OTTERWEB_DATA_DIR": str(tmp_path),
+           "OTTERWEB_HEARTBEAT_SECONDS": "1", "OTTERWEB_LOST_AFTER_SECONDS": "3", "OTTERWEB_HOUSEKEEPING_SECONDS": "1",
+           "DJANGO_SUPERUSER_PASSWORD": "e2e-password-123", "DJANGO_SUPERUSER_EMAIL": "ops@example.org"}  # fmt: skip
+
+    def manage(*args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+
+    def start() -> subprocess.Popen:
+        process = subprocess.Popen([sys.executable, "manage.py", "serve", f"127.0.0.1:{port}"], cwd=ROOT, env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=1)
+                return process
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError("serve did not start")
+
+    manage("migrate", "--noinput")
+    manage("createsuperuser", "--noinput", "--username", "ops")
+    token = manage("drf_create_token", "ops").split()[2]
+    base = f"http://127.0.0.1:{port}"
+    first = start()
+    script = "Log-Information before;\nSleep 60;\nLog-Information never;"
+    execution = api(base, token, "POST", "/api/executions/", {"script": script})
+    for _ in range(100):
+        detail = api(base, token, "GET", f"/api/executions/{execution['id']}/")
+        if detail["run_state"] == "executing" and detail["last_seq"] >= 1:
+            break
+        time.sleep(0.1)
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=10)
+    second = start()
+    try:
+        for _ in range(150):
+            detail = api(base, token, "GET", f"/api/executions/{execution['id']}/")
+            if detail["run_state"] == "completed":
+                break
+            time.sleep(0.1)
+        assert (detail["run_state"], detail["status"]) == ("completed", "error")
+        logs = api(base, token, "GET", f"/api/executions/{execution['id']}/logs/")
+        assert logs[0]["message"] == "before"
+        assert "stopped responding" in logs[-1]["message"] and logs[-1]["level"] == "error"
+        assert [entry["seq"] for entry in logs] == list(range(1, len(logs) + 1))
+    finally:
+        second.terminate()
+        second.wait(timeout=10)

@@ -12,7 +12,6 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import close_old_connections
 
 logger = logging.getLogger("otterweb.serve")
-HOUSEKEEPING_SECONDS = 10.0
 
 
 class Command(BaseCommand):
@@ -88,7 +87,7 @@ def _housekeeping(stop: threading.Event) -> None:
     from otterweb.executions.dispatch import dispatch_pending
     from otterweb.executions.services import reap_lost_executions
 
-    while not stop.wait(HOUSEKEEPING_SECONDS):
+    while not stop.wait(settings.OTTERWEB_HOUSEKEEPING_SECONDS):
         close_old_connections()
         try:
             reap_lost_executions()
