@@ -197,6 +197,7 @@ class Execution:
         self.raft_modules: dict[tuple[str | None, str], ast.ModuleDeclaration] = {}
         self.enclosing_block: dict[int, int] = _enclosing_blocks(script.body)
         self._modules: dict[int, tuple[ast.ModuleDeclaration, ...]] = {}
+        self._steps = 0
         self._task: asyncio.Task[Any] | None = None
         self._cancelled = False
         self._started = 0.0
@@ -329,6 +330,11 @@ class Execution:
         for statement in statements:
             if self._cancelled:
                 raise Cancelled("The execution was cancelled.")
+            self._steps += 1
+            if self._steps % YIELD_EVERY == 0:
+                # statements that never wait would starve the loop: log storage, heartbeats,
+                # other executions' work and cancellation all run on it
+                await asyncio.sleep(0)
             await handlers[type(statement)](self, statement, scope, context)
 
     @contextlib.asynccontextmanager
@@ -1326,6 +1332,8 @@ class FunctionRun(RunView):
 
 
 # ---- helpers ----------------------------------------------------------------------------------
+
+YIELD_EVERY = 100  # statements between two turns given back to the event loop
 
 LOG_LEVELS = {
     "debug": Level.DEBUG,

@@ -8,6 +8,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from otterweb.executions.events import (
+    chunked,
     complete_message,
     group_name,
     log_message,
@@ -79,28 +80,39 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
     async def send_entries(self, entries: list[LogEntry]) -> None:
         fresh = [e for e in entries if e.seq > self.sent]
         if fresh:
-            self.sent = fresh[-1].seq
-            await self.send_json(log_message(fresh))
+            await self.send_wire_entries(log_message(fresh)["entries"])
+
+    async def send_wire_entries(self, entries: list[dict]) -> None:
+        for chunk in chunked(entries):
+            self.sent = chunk[-1]["seq"]
+            await self.send_json({"type": "log", "entries": chunk})
 
     # ---- channel-layer events
+
+    async def catch_up(self, until: int) -> None:
+        """Send stored entries up to ``until`` that this client has not had (messages the layer
+        dropped), a page at a time."""
+        while self.sent < until:
+            entries = await database_sync_to_async(self._entries_after)(self.sent)
+            entries = [e for e in entries if e.seq <= until]
+            if not entries:
+                return
+            await self.send_entries(entries)
 
     async def execution_batch(self, event: dict) -> None:
         """A stored batch. A gap (a message the layer dropped) is filled from the database."""
         entries = event["log"]["entries"]
         if entries and entries[0]["seq"] > self.sent + 1:
-            await self.send_entries(await database_sync_to_async(self._entries_after)(self.sent))
+            await self.catch_up(entries[0]["seq"] - 1)
         fresh = [e for e in entries if e["seq"] > self.sent]
         if event.get("scope"):
             await self.send_json(event["scope"])
         if fresh:
-            self.sent = fresh[-1]["seq"]
-            await self.send_json({"type": "log", "entries": fresh})
+            await self.send_wire_entries(fresh)
 
     async def execution_status(self, event: dict) -> None:
         await self.send_json(event["message"])
 
     async def execution_complete(self, event: dict) -> None:
-        last = event["message"]["last_seq"]
-        if last > self.sent:
-            await self.send_entries(await database_sync_to_async(self._entries_after)(self.sent))
+        await self.catch_up(event["message"]["last_seq"])
         await self.send_json(event["message"])

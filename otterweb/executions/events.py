@@ -5,6 +5,10 @@ from __future__ import annotations
 from otterweb.executions.models import Execution, LogEntry, LogScope
 
 LEVEL_NAMES = {0: "debug", 10: "information", 20: "warning", 30: "error"}
+# A websocket frame stays well under daphne's 1 MB limit: entries are sent in chunks, and a
+# single line longer than this is cut on the wire (it is stored whole; the API returns it).
+WIRE_MESSAGE_CHARACTERS = 64_000
+CHUNK_CHARACTERS = 400_000
 
 
 def group_name(execution_id: int) -> str:
@@ -12,15 +16,38 @@ def group_name(execution_id: int) -> str:
     return f"execution-{execution_id}"
 
 
+def _wire_text(message: str) -> str:
+    if len(message) <= WIRE_MESSAGE_CHARACTERS:
+        return message
+    return (
+        message[:WIRE_MESSAGE_CHARACTERS]
+        + f"… ({len(message) - WIRE_MESSAGE_CHARACTERS:,} more characters: see the API)"
+    )
+
+
 def log_message(entries: list[LogEntry]) -> dict:
     return {
         "type": "log",
         "entries": [
-            {"seq": e.seq, "scope_id": e.scope_id, "level": LEVEL_NAMES.get(e.level, str(e.level)), "message": e.message,
+            {"seq": e.seq, "scope_id": e.scope_id, "level": LEVEL_NAMES.get(e.level, str(e.level)), "message": _wire_text(e.message),
              "line": e.line, "time": e.time.isoformat()}
             for e in entries
         ],
     }  # fmt: skip
+
+
+def chunked(entries: list[dict]) -> list[list[dict]]:
+    """Wire entries in runs that keep each message well under a websocket frame's limit."""
+    chunks: list[list[dict]] = [[]]
+    size = 0
+    for entry in entries:
+        cost = len(entry["message"]) + 200
+        if chunks[-1] and size + cost > CHUNK_CHARACTERS:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(entry)
+        size += cost
+    return [chunk for chunk in chunks if chunk]
 
 
 def scope_message(scopes: list[LogScope]) -> dict:

@@ -149,7 +149,7 @@ async def _watch(execution_id: int, engine: EngineExecution) -> None:
     while True:
         await asyncio.sleep(min(CANCEL_POLL_SECONDS, every))
         beats += min(CANCEL_POLL_SECONDS, every)
-        if await sync_to_async(_cancel_requested)(execution_id):
+        if await sync_to_async(_should_stop)(execution_id):
             engine.cancel()
             return
         if beats >= every:
@@ -159,8 +159,9 @@ async def _watch(execution_id: int, engine: EngineExecution) -> None:
             )
 
 
-def _cancel_requested(execution_id: int) -> bool:
-    return Execution.objects.filter(pk=execution_id, cancel_requested=True).exists()
+def _should_stop(execution_id: int) -> bool:
+    """Cancel was asked for, or the execution was closed elsewhere (taken for lost)."""
+    return not Execution.objects.filter(pk=execution_id, cancel_requested=False, run_state=Execution.RunState.EXECUTING).exists()
 
 
 def _json(value):

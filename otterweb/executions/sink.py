@@ -16,8 +16,11 @@ from engine.interpreter.logs import LogRecord, LogScope
 from otterweb.executions.models import Execution, LogEntry
 from otterweb.executions.models import LogScope as StoredScope
 
-BATCH_ROWS = 300
+BATCH_ROWS = 300  # a batch is stored when this many records wait, or every BATCH_SECONDS
 BATCH_SECONDS = 0.02
+CATCH_UP_ROWS = (
+    2000  # when records pile up while a batch is stored, the next one takes up to this many
+)
 
 
 def _time(seconds: float) -> datetime:
@@ -67,13 +70,14 @@ class DatabaseLogSink:
         self._wake.set()
 
     async def flush(self) -> None:
-        if not self._records and not self._scopes:
-            return
-        records, self._records = self._records, []
-        scopes, self._scopes = list(self._scopes.values()), {}
-        entries, stored_scopes = await sync_to_async(self._store)(records, scopes)
-        if self.on_batch is not None:
-            await self.on_batch(entries, stored_scopes)
+        """Store and publish what is pending, CATCH_UP_ROWS at most at a time (the engine may have
+        logged thousands of lines while the previous batch was being stored)."""
+        while self._records or self._scopes:
+            records, self._records = self._records[:CATCH_UP_ROWS], self._records[CATCH_UP_ROWS:]
+            scopes, self._scopes = list(self._scopes.values()), {}
+            entries, stored_scopes = await sync_to_async(self._store)(records, scopes)
+            if self.on_batch is not None:
+                await self.on_batch(entries, stored_scopes)
 
     def _store(
         self, records: list[LogRecord], scopes: list[LogScope]

@@ -4,6 +4,7 @@ a whole execution watched from another thread."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 
 import pytest
@@ -151,3 +152,34 @@ async def test_consumer_watches_a_whole_execution_run_by_a_worker_thread(viewer)
         await connection.disconnect()
     finally:
         publish.use_server_loop(None)
+
+
+async def test_consumer_sends_long_backlogs_and_long_lines_in_bounded_messages(viewer) -> None:
+    execution = await sync_to_async(create_job)(script="Log-Information x;")
+
+    def store_many() -> None:
+        LogEntry.objects.bulk_create(
+            [
+                LogEntry(
+                    execution=execution,
+                    seq=s,
+                    level=10,
+                    message="x" * (100_000 if s == 5 else 1000),
+                    time=timezone.now(),
+                )
+                for s in range(1, 1501)
+            ]
+        )
+
+    await sync_to_async(store_many)()
+    connection = communicator(execution.pk, viewer)
+    await connection.connect()
+    await connection.receive_json_from()  # status
+    seqs, largest = [], 0
+    while len(seqs) < 1500:
+        raw = await connection.receive_from()
+        largest = max(largest, len(raw))
+        seqs += [e["seq"] for e in json.loads(raw)["entries"]]
+    assert seqs == list(range(1, 1501))
+    assert largest < 1_000_000
+    await connection.disconnect()
