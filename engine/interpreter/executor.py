@@ -334,7 +334,7 @@ class Execution:
             if self._steps % YIELD_EVERY == 0:
                 # statements that never wait would starve the loop: log storage, heartbeats,
                 # other executions' work and cancellation all run on it
-                await asyncio.sleep(0)
+                await self.host.pace()
             await handlers[type(statement)](self, statement, scope, context)
 
     @contextlib.asynccontextmanager

@@ -108,6 +108,13 @@ class Host:
         """The text of a raft item (``module``, ``script``, ``template``, ``asset``), or None."""
         return None
 
+    # ---- pacing
+
+    async def pace(self) -> None:
+        """Called every few statements: a host whose log sink falls behind makes the run wait
+        here (the default only gives the event loop a turn)."""
+        await asyncio.sleep(0)
+
     # ---- agents
 
     async def agent(self, server: str, *, credential: Credential | None = None) -> Agent:

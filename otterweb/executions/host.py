@@ -69,6 +69,10 @@ class DjangoHost(Host):
             )
         return host
 
+    async def pace(self) -> None:
+        """Wait while the log sink is far behind: the run goes no faster than its log is stored."""
+        await self.sink.wait_for_room()
+
     # ---- inventory
 
     def servers(self) -> list[str]:

@@ -10,7 +10,6 @@ import tempfile
 from datetime import timedelta
 from functools import partial
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -133,7 +132,7 @@ def run_execution(execution_id: int, *, worker: str) -> None:
 async def _run(execution_id, script, host, sink, mode, simulate, variables):
     engine = EngineExecution(script, host=host, mode=mode, simulate=simulate, variables=variables)
     storing = asyncio.create_task(sink.run())
-    watching = asyncio.create_task(_watch(execution_id, engine))
+    watching = asyncio.create_task(_watch(execution_id, engine, sink))
     try:
         return await engine.run()
     finally:
@@ -142,26 +141,30 @@ async def _run(execution_id, script, host, sink, mode, simulate, variables):
         await storing
 
 
-async def _watch(execution_id: int, engine: EngineExecution) -> None:
+async def _watch(execution_id: int, engine: EngineExecution, sink: DatabaseLogSink) -> None:
     """Beat the heart every few seconds, and pass on a cancel request."""
     beats = 0.0
     every = settings.OTTERWEB_HEARTBEAT_SECONDS
     while True:
         await asyncio.sleep(min(CANCEL_POLL_SECONDS, every))
         beats += min(CANCEL_POLL_SECONDS, every)
-        if await sync_to_async(_should_stop)(execution_id):
+        if await sink.database(_should_stop, execution_id):
             engine.cancel()
             return
         if beats >= every:
             beats = 0.0
-            await sync_to_async(Execution.objects.filter(pk=execution_id).update)(
-                heartbeat=timezone.now()
-            )
+            await sink.database(_beat, execution_id)
+
+
+def _beat(execution_id: int) -> None:
+    Execution.objects.filter(pk=execution_id).update(heartbeat=timezone.now())
 
 
 def _should_stop(execution_id: int) -> bool:
     """Cancel was asked for, or the execution was closed elsewhere (taken for lost)."""
-    return not Execution.objects.filter(pk=execution_id, cancel_requested=False, run_state=Execution.RunState.EXECUTING).exists()
+    return not Execution.objects.filter(
+        pk=execution_id, cancel_requested=False, run_state=Execution.RunState.EXECUTING
+    ).exists()
 
 
 def _json(value):

@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
-from asgiref.sync import sync_to_async
-from django.db import transaction
+from django.db import close_old_connections, transaction
 
 from engine.interpreter.logs import LogRecord, LogScope
 from otterweb.executions.models import Execution, LogEntry
@@ -21,6 +21,7 @@ BATCH_SECONDS = 0.02
 CATCH_UP_ROWS = (
     2000  # when records pile up while a batch is stored, the next one takes up to this many
 )
+MAX_PENDING = 5000  # past this many unstored records the run waits for storage (DjangoHost.pace)
 
 
 def _time(seconds: float) -> datetime:
@@ -39,7 +40,12 @@ class DatabaseLogSink:
         self._records: list[LogRecord] = []
         self._scopes: dict[int, LogScope] = {}
         self._wake = asyncio.Event()
+        self._drained = asyncio.Event()
         self._closed = False
+        # one thread of its own for the database, so storage never queues behind web requests
+        self._database = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix=f"otterweb-log-{execution_id}"
+        )
 
     # ---- the engine's side (synchronous, on the event loop)
 
@@ -54,6 +60,17 @@ class DatabaseLogSink:
         if len(self._records) >= BATCH_ROWS:
             self._wake.set()
 
+    async def wait_for_room(self) -> None:
+        """Wait while too many records are waiting to be stored."""
+        while len(self._records) > MAX_PENDING and not self._closed:
+            self._drained.clear()
+            self._wake.set()
+            await self._drained.wait()
+
+    async def database(self, function, *args):
+        """Run ``function`` on this sink's own database thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._database, function, *args)
+
     # ---- storing
 
     async def run(self) -> None:
@@ -64,6 +81,8 @@ class DatabaseLogSink:
             self._wake.clear()
             await self.flush()
         await self.flush()
+        await self.database(close_old_connections)
+        self._database.shutdown(wait=False)
 
     def close(self) -> None:
         self._closed = True
@@ -75,7 +94,9 @@ class DatabaseLogSink:
         while self._records or self._scopes:
             records, self._records = self._records[:CATCH_UP_ROWS], self._records[CATCH_UP_ROWS:]
             scopes, self._scopes = list(self._scopes.values()), {}
-            entries, stored_scopes = await sync_to_async(self._store)(records, scopes)
+            entries, stored_scopes = await self.database(self._store, records, scopes)
+            if len(self._records) <= MAX_PENDING:
+                self._drained.set()
             if self.on_batch is not None:
                 await self.on_batch(entries, stored_scopes)
 
