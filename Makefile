@@ -31,6 +31,7 @@ test: setup lint
 bench: setup
 	$(PY) bench/parse.py
 	$(PY) bench/engine.py
+	$(PY) bench/logs.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache *.egg-info
