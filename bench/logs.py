@@ -14,10 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,12 +26,9 @@ from websockets.asyncio.client import connect
 from websockets.asyncio.server import broadcast, serve
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from tests.e2e.serving import Site, free_port  # noqa: E402
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -147,35 +141,12 @@ def main() -> int:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--lines", type=int, default=100_000)
     args = options.parse_args()
-    data = tempfile.mkdtemp(prefix="otterweb-bench-")
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "otterweb.settings.dev", "OTTERWEB_DATA_DIR": data,
-           "DJANGO_SUPERUSER_PASSWORD": "bench-password-123", "DJANGO_SUPERUSER_EMAIL": "ops@example.org"}  # fmt: skip
-
-    def manage(*command: str) -> str:
-        return subprocess.run(
-            [sys.executable, "manage.py", *command],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-
-    manage("migrate", "--noinput")
-    manage("createsuperuser", "--noinput", "--username", "bench")
-    token = manage("drf_create_token", "bench").split()[2]
-    port = free_port()
-    log = open(Path(data) / "serve.log", "wb")  # noqa: SIM115 - closed at the end
-    server = subprocess.Popen([sys.executable, "manage.py", "serve", f"127.0.0.1:{port}"], cwd=ROOT, env=env,
-                              stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    data = Path(tempfile.mkdtemp(prefix="otterweb-bench-"))
+    site = Site(data)
+    log = open(data / "serve.log", "wb")  # noqa: SIM115 - closed at the end
+    server = site.serve(log)
+    base, port, token = site.base, site.port, site.token
     print(f"server log: {data}/serve.log")
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(base + "/accounts/login/", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.1)
     ok = True
     try:
         print(f"{args.lines:,} lines\n")
@@ -191,6 +162,7 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait(timeout=10)
+        log.close()
     return 0 if ok else 1
 
 

@@ -4,63 +4,29 @@ management commands, a script run through the API, its log read over the websock
 from __future__ import annotations
 
 import json
-import os
-import socket
+import signal
 import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from websockets.sync.client import connect
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.e2e.serving import Site
+
 LINES = 2000
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture
 def server(tmp_path):
-    port = free_port()
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "otterweb.settings.dev", "OTTERWEB_DATA_DIR": str(tmp_path),
-           "DJANGO_SUPERUSER_PASSWORD": "e2e-password-123", "DJANGO_SUPERUSER_EMAIL": "ops@example.org"}  # fmt: skip
-
-    def manage(*args: str) -> str:
-        return subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-
-    manage("migrate", "--noinput")
-    manage("createsuperuser", "--noinput", "--username", "ops")
-    token = manage("drf_create_token", "ops").split()[2]
+    site = Site(tmp_path)
     log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 - closed below
-    process = subprocess.Popen([sys.executable, "-X", "faulthandler", "manage.py", "serve", f"127.0.0.1:{port}"], cwd=ROOT, env=env,
-                               stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(base + "/accounts/login/", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.1)
-    yield base, port, token
+    process = site.serve(log)
+    yield site.base, site.port, site.token
     process.terminate()
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        import signal
-
         process.send_signal(signal.SIGABRT)  # faulthandler prints every thread's stack
         process.wait(timeout=10)
         log.close()
@@ -126,39 +92,14 @@ def test_e2e_websocket_refuses_without_credentials_and_foreign_origins(server) -
 def test_e2e_reaper_closes_the_execution_of_a_server_killed_with_sigkill(tmp_path) -> None:
     """A worker process dies mid-run (SIGKILL): the next server's housekeeper closes its execution
     with status error and a line saying the worker was lost, after every line already stored."""
-    import signal
-
-    port = free_port()
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "otterweb.settings.dev", "OTTERWEB_DATA_DIR": str(tmp_path),
-           "OTTERWEB_HEARTBEAT_SECONDS": "1", "OTTERWEB_LOST_AFTER_SECONDS": "3", "OTTERWEB_HOUSEKEEPING_SECONDS": "1",
-           "DJANGO_SUPERUSER_PASSWORD": "e2e-password-123", "DJANGO_SUPERUSER_EMAIL": "ops@example.org"}  # fmt: skip
-
-    def manage(*args: str) -> str:
-        return subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-
-    def start() -> subprocess.Popen:
-        process = subprocess.Popen([sys.executable, "manage.py", "serve", f"127.0.0.1:{port}"], cwd=ROOT, env=env,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=1)
-                return process
-            except OSError:
-                time.sleep(0.1)
-        raise AssertionError("serve did not start")
-
-    manage("migrate", "--noinput")
-    manage("createsuperuser", "--noinput", "--username", "ops")
-    token = manage("drf_create_token", "ops").split()[2]
-    base = f"http://127.0.0.1:{port}"
-    first = start()
+    site = Site(
+        tmp_path,
+        OTTERWEB_HEARTBEAT_SECONDS="1",
+        OTTERWEB_LOST_AFTER_SECONDS="3",
+        OTTERWEB_HOUSEKEEPING_SECONDS="1",
+    )
+    base, token = site.base, site.token
+    first = site.serve(subprocess.DEVNULL)
     script = "Log-Information before;\nSleep 60;\nLog-Information never;"
     execution = api(base, token, "POST", "/api/executions/", {"script": script})
     for _ in range(100):
@@ -168,7 +109,7 @@ def test_e2e_reaper_closes_the_execution_of_a_server_killed_with_sigkill(tmp_pat
         time.sleep(0.1)
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=10)
-    second = start()
+    second = site.serve(subprocess.DEVNULL)
     try:
         for _ in range(150):
             detail = api(base, token, "GET", f"/api/executions/{execution['id']}/")
