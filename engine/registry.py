@@ -112,6 +112,24 @@ class OperationSpec:
     def positional(self) -> Param | None:
         return next((p for p in self.params if p.positional), None)
 
+    # What is wrong with a call's arguments, worded once for the checks and the run.
+
+    def no_positional(self) -> str:
+        return f"{self.name} takes no positional argument; name it: {self.name} (Name: value)"
+
+    def unknown_argument(self, name: str) -> str:
+        known = ", ".join(p.name for p in self.params)
+        return f"{self.name} has no argument '{name}' (its arguments: {known})"
+
+    def not_an_output(self, name: str) -> str:
+        return f"{self.name}: '{name}' is not an output; pass it as {name}: value"
+
+    def missing(self, parameter: Param) -> str:
+        how = (
+            "as its positional argument" if parameter.positional else f"as {parameter.name}: value"
+        )
+        return f"{self.name} needs '{parameter.name}' ({how})"
+
     def find_param(self, name: str) -> Param | None:
         lowered = name.casefold()
         return next((p for p in self.params if any(n.casefold() == lowered for n in p.names)), None)

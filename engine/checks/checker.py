@@ -130,11 +130,7 @@ class _Checker:
             return
         if node.positional is not None:
             if spec.positional is None:
-                self.report(
-                    node.positional,
-                    f"{spec.name} takes no positional argument",
-                    code="operation-argument",
-                )
+                self.report(node.positional, spec.no_positional(), code="operation-argument")
             else:
                 self.argument_kind(spec.name, spec.positional, node.positional)
         given = (
@@ -145,33 +141,21 @@ class _Checker:
         for argument in node.arguments:
             parameter = spec.find_param(argument.name)
             if parameter is None:
-                known = ", ".join(p.name for p in spec.params)
                 self.report(
-                    argument,
-                    f"{spec.name} has no argument '{argument.name}' (its arguments: {known})",
-                    code="operation-argument",
+                    argument, spec.unknown_argument(argument.name), code="operation-argument"
                 )
                 continue
             given.add(parameter.attribute)
             if isinstance(argument, ast.OutputArgument):
                 if not parameter.output:
                     self.report(
-                        argument,
-                        f"{spec.name}: '{argument.name}' is not an output; pass it as {argument.name}: value",
-                        code="operation-argument",
+                        argument, spec.not_an_output(argument.name), code="operation-argument"
                     )
             else:
                 self.argument_kind(spec.name, parameter, argument.value)
         for parameter in spec.params:
             if parameter.required and parameter.attribute not in given:
-                how = (
-                    "as its positional argument"
-                    if parameter.positional
-                    else f"as {parameter.name}: value"
-                )
-                self.report(
-                    node, f"{spec.name} needs '{parameter.name}' ({how})", code="operation-argument"
-                )
+                self.report(node, spec.missing(parameter), code="operation-argument")
 
     def argument_kind(self, operation: str, parameter, value: ast.Expression) -> None:
         value_kind = ast.kind_of(value)

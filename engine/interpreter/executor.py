@@ -1008,38 +1008,21 @@ class Execution:
         if statement.positional is not None:
             positional = spec.positional
             if positional is None:
-                raise ExecutionError(
-                    f"{spec.name} takes no positional argument; name it: {spec.name} (Name: value)",
-                    statement.positional.span,
-                )
+                raise ExecutionError(spec.no_positional(), statement.positional.span)
             values[positional.attribute] = await value_of(positional, statement.positional)
         for argument in statement.arguments:
             parameter = spec.find_param(argument.name)
             if parameter is None:
-                known = ", ".join(p.name for p in spec.params if p.name)
-                raise ExecutionError(
-                    f"{spec.name} has no argument '{argument.name}' (its arguments: {known})",
-                    argument.span,
-                )
+                raise ExecutionError(spec.unknown_argument(argument.name), argument.span)
             if isinstance(argument, ast.OutputArgument):
                 if not parameter.output:
-                    raise ExecutionError(
-                        f"{spec.name}: '{argument.name}' is not an output; pass it as {argument.name}: value",
-                        argument.span,
-                    )
+                    raise ExecutionError(spec.not_an_output(argument.name), argument.span)
                 outputs.append(argument)
                 continue
             values[parameter.attribute] = await value_of(parameter, argument.value)
         for parameter in spec.params:
             if parameter.required and parameter.attribute not in values:
-                how = (
-                    "as its positional argument"
-                    if parameter.positional
-                    else f"as {parameter.name}: value"
-                )
-                raise ExecutionError(
-                    f"{spec.name} needs '{parameter.name}' ({how})", statement.span
-                )
+                raise ExecutionError(spec.missing(parameter), statement.span)
         return values, outputs
 
     async def agent(self, context: Context) -> Agent:
