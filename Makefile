@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 ADDR ?= 127.0.0.1:8000
 
-.PHONY: setup migrate run test lint bench clean
+.PHONY: setup migrate run services test lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,10 +25,15 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-test: setup lint
+# PostgreSQL and Redis on 127.0.0.1 (distributed-mode tests), Chromium (browser tests): installed
+# with apt-get when missing, started when not running.
+services:
+	scripts/services start
+
+test: setup lint services
 	$(VENV)/bin/pytest
 
-bench: setup
+bench: setup services
 	$(PY) bench/parse.py
 	$(PY) bench/engine.py
 	$(PY) bench/logs.py

@@ -29,3 +29,16 @@ def corpus() -> dict[str, tuple[str, str]]:
         name: ((CORPUS / name).read_text(encoding="utf-8"), flags)
         for name, flags in corpus_index().items()
     }
+
+
+@pytest.fixture(scope="session")
+def services() -> dict[str, str]:
+    """PostgreSQL and Redis on 127.0.0.1, installed and started by scripts/services (as `make
+    test` does). Tests that need them fail, never skip, when they can't be had."""
+    import subprocess
+
+    script = ROOT / "scripts" / "services"
+    started = subprocess.run([script, "start"], capture_output=True, text=True)
+    assert started.returncode == 0, f"scripts/services start failed:\n{started.stderr}"
+    printed = subprocess.run([script, "env"], capture_output=True, text=True, check=True).stdout
+    return dict(line.split("=", 1) for line in printed.splitlines())

@@ -30,8 +30,8 @@ class Credential:
 
 
 class LockProvider:
-    """Locks shared by every execution (``lock=!token``). This default covers one process; the
-    web application supplies one backed by its database or Redis."""
+    """Locks shared by every execution (``lock=!token``). This default covers the executions of one
+    event loop; the web application supplies one backed by its database or Redis."""
 
     def __init__(self) -> None:
         self._locks: dict[str, asyncio.Lock] = {}

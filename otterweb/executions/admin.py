@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from otterweb.executions import services
-from otterweb.executions.models import Execution, Job, JobTemplate, LogEntry
+from otterweb.executions.models import Execution, GlobalLock, Job, JobTemplate, LogEntry
 
 
 @admin.register(JobTemplate)
@@ -86,3 +86,19 @@ class ExecutionAdmin(admin.ModelAdmin):
 
     def has_cancel_permission(self, request) -> bool:
         return request.user.has_perm("executions.cancel_execution")
+
+
+@admin.register(GlobalLock)
+class GlobalLockAdmin(admin.ModelAdmin):
+    """Who holds which global lock now. Read-only: a lock is freed when its block ends or its
+    execution is closed."""
+
+    list_display = ["token", "execution", "acquired"]
+    search_fields = ["token"]
+    readonly_fields = ["token", "execution", "acquired"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -100,15 +101,22 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
             await self.send_entries(entries)
 
     async def execution_batch(self, event: dict) -> None:
-        """A stored batch. A gap (a message the layer dropped) is filled from the database."""
-        entries = event["log"]["entries"]
-        if entries and entries[0]["seq"] > self.sent + 1:
-            await self.catch_up(entries[0]["seq"] - 1)
-        fresh = [e for e in entries if e["seq"] > self.sent]
+        """A stored batch, as frames encoded once by the worker: forwarded as they are. A gap (a
+        message the layer dropped) is filled from the database first; seqs already sent are
+        dropped."""
         if event.get("scope"):
             await self.send_json(event["scope"])
-        if fresh:
-            await self.send_wire_entries(fresh)
+        for frame in event["frames"]:
+            if frame["first"] > self.sent + 1:
+                await self.catch_up(frame["first"] - 1)
+            if frame["last"] <= self.sent:
+                continue
+            if frame["first"] == self.sent + 1:
+                await self.send(text_data=frame["text"])
+                self.sent = frame["last"]
+            else:  # overlaps what a catch-up already sent
+                entries = json.loads(frame["text"])["entries"]
+                await self.send_wire_entries([e for e in entries if e["seq"] > self.sent])
 
     async def execution_status(self, event: dict) -> None:
         await self.send_json(event["message"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from otterweb.executions.models import Execution, LogEntry, LogScope
 
 LEVEL_NAMES = {0: "debug", 10: "information", 20: "warning", 30: "error"}
@@ -48,6 +50,16 @@ def chunked(entries: list[dict]) -> list[list[dict]]:
         chunks[-1].append(entry)
         size += cost
     return [chunk for chunk in chunks if chunk]
+
+
+def log_frames(entries: list[LogEntry]) -> list[dict]:
+    """A stored batch as the websocket text frames that carry it, each with its first and last
+    seq. Encoded once where the batch is stored, so each watcher only forwards them."""
+    return [
+        {"first": chunk[0]["seq"], "last": chunk[-1]["seq"],
+         "text": json.dumps({"type": "log", "entries": chunk}, separators=(",", ":"))}
+        for chunk in chunked(log_message(entries)["entries"])
+    ]  # fmt: skip
 
 
 def scope_message(scopes: list[LogScope]) -> dict:

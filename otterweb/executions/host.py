@@ -6,7 +6,7 @@ from __future__ import annotations
 from asgiref.sync import sync_to_async
 
 from engine.agents import Agent, AgentError, LocalAgent
-from engine.interpreter import Credential, Host
+from engine.interpreter import Credential, Host, LockProvider
 from engine.values import Value
 from otterweb.inventory.models import Credential as StoredCredential
 from otterweb.inventory.models import Server
@@ -29,7 +29,13 @@ class DjangoHost(Host):
 
     @classmethod
     def load(
-        cls, *, sink, execution_id: str, working_directory: str, raft: str | None = None
+        cls,
+        *,
+        sink,
+        execution_id: str,
+        working_directory: str,
+        raft: str | None = None,
+        locks: LockProvider | None = None,
     ) -> DjangoHost:
         host = cls(
             sink=sink,
@@ -37,6 +43,8 @@ class DjangoHost(Host):
             default_server=LOCAL_SERVER,
             working_directory=working_directory,
         )
+        if locks is not None:
+            host.locks = locks
         host.raft = raft
         servers = list(
             Server.objects.filter(active=True).prefetch_related("roles", "environments__parent")

@@ -187,3 +187,16 @@ class LogEntry(models.Model):
                 fields=["execution", "seq"], name="log_entry_seq_unique_in_execution"
             )
         ]
+
+
+class GlobalLock(models.Model):
+    """A global lock (`lock=!token`) held by a block of a running execution: the row is the lock,
+    so it holds across worker threads and processes. Used without Redis; with Redis, locks
+    live there (see otterweb.executions.locks)."""
+
+    token = models.CharField(max_length=200, unique=True, help_text="Case-folded.")
+    execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="locks")
+    acquired = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"!{self.token} (execution {self.execution_id})"

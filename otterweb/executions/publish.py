@@ -13,7 +13,7 @@ from channels.layers import get_channel_layer
 from otterweb.executions.events import (
     complete_message,
     group_name,
-    log_message,
+    log_frames,
     scope_message,
     status_message,
 )
@@ -54,7 +54,7 @@ async def publish_batch(execution_id: int, entries: list[LogEntry], scopes: list
         return
     event = {
         "type": "execution.batch",
-        "log": log_message(entries),
+        "frames": log_frames(entries),
         "scope": scope_message(scopes) if scopes else None,
     }
     try:

@@ -18,7 +18,8 @@ from django.utils import timezone
 from engine import OtterSyntaxError, ast, parse
 from engine.interpreter import Execution as EngineExecution
 from otterweb.executions.host import DjangoHost
-from otterweb.executions.models import Execution, Job, LogEntry, Mode
+from otterweb.executions.locks import lock_provider
+from otterweb.executions.models import Execution, GlobalLock, Job, LogEntry, Mode
 from otterweb.executions.publish import publish_batch, publish_complete, publish_status
 from otterweb.executions.sink import DatabaseLogSink
 from otterweb.inventory.selectors import servers_for
@@ -99,7 +100,11 @@ def run_execution(execution_id: int, *, worker: str) -> None:
     working_directory = os.path.join(tempfile.gettempdir(), "otterweb", f"execution-{execution.pk}")
     os.makedirs(working_directory, exist_ok=True)
     host = DjangoHost.load(
-        sink=sink, execution_id=str(execution.pk), working_directory=working_directory, raft=raft
+        sink=sink,
+        execution_id=str(execution.pk),
+        working_directory=working_directory,
+        raft=raft,
+        locks=lock_provider(execution.pk, sink.database),
     )
     script = wrap(parse(job.script, name=job.name), job.targets)
     logger.info(
@@ -118,6 +123,7 @@ def run_execution(execution_id: int, *, worker: str) -> None:
     ]  # fmt: skip
     execution.refresh_from_db()
     execution.finish(status=result.status.label, drift=drift, error=result.error or "")
+    GlobalLock.objects.filter(execution=execution).delete()
     publish_status(execution)
     publish_complete(execution)
     logger.info(
@@ -229,5 +235,6 @@ def _close_with_error(execution: Execution, message: str) -> None:
     execution.last_seq = last + 1
     execution.save(update_fields=["last_seq"])
     execution.finish(status=Execution.Status.ERROR, drift=execution.drift, error=message)
+    GlobalLock.objects.filter(execution=execution).delete()
     publish_status(execution)
     publish_complete(execution)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 DATA_DIR = Path(os.environ.get("OTTERWEB_DATA_DIR", BASE_DIR / "var"))
@@ -80,6 +83,32 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+
+def database_from_url(url: str) -> dict:
+    """Django's database settings from `postgres://user:password@host:port/name`."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgres", "postgresql"):
+        raise ImproperlyConfigured(
+            f"OTTERWEB_DATABASE_URL must be a postgres:// URL, not {parts.scheme}://"
+        )
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parts.path.lstrip("/")),
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": parts.hostname or "",
+        "PORT": str(parts.port or ""),
+        # Workers hold a connection for the whole run; web requests reuse theirs for a minute.
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
+    }
+
+
+# The distributed mode: PostgreSQL shared by every web server and worker ...
+DATABASE_URL = os.environ.get("OTTERWEB_DATABASE_URL", "")
+if DATABASE_URL:
+    DATABASES = {"default": database_from_url(DATABASE_URL)}
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -109,11 +138,47 @@ OTTERWEB_LOST_AFTER_SECONDS = float(os.environ.get("OTTERWEB_LOST_AFTER_SECONDS"
 OTTERWEB_HOUSEKEEPING_SECONDS = float(os.environ.get("OTTERWEB_HOUSEKEEPING_SECONDS", "10"))
 OTTERWEB_WORKERS = int(os.environ.get("OTTERWEB_WORKERS", "4"))
 
-# The embedded default: an in-memory channel layer. Log batches are one message each, so the
-# capacity counts batches, not lines; a dropped message is refilled from the database.
-CHANNEL_LAYERS = {
-    "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}
-}
+# ... and Redis, for the channel layer, Celery's broker and global locks (`lock=!token`).
+REDIS_URL = os.environ.get("OTTERWEB_REDIS_URL", "")
+# Names in Redis (channel groups, the task queue, locks) start with this, so installations can
+# share one Redis server.
+REDIS_PREFIX = os.environ.get("OTTERWEB_REDIS_PREFIX", "otterweb")
+
+# Where executions run: "embedded" (worker threads in `manage.py serve`), "celery" (workers started
+# with `celery -A otterweb worker`), or "none" (left pending; tests run them themselves).
+OTTERWEB_DISPATCH = "celery" if REDIS_URL else "embedded"
+
+if REDIS_URL:
+    # Of the Redis layers, only the pub/sub one lost no message under load, and it does not
+    # expire them. Log batches are one message each; a lost one is refilled from the database.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": REDIS_PREFIX},
+        }
+    }
+else:
+    # The embedded default: an in-memory channel layer. The capacity counts batches, not lines.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "CONFIG": {"capacity": 1000},
+        }
+    }
+
+# Celery (distributed mode only). An execution's task is acknowledged when it ends, so a task
+# whose worker died is delivered again; run_execution claims an execution once, so it never runs
+# twice. Worker threads, not processes: a killed worker takes its executions with it (the reaper
+# closes them), and the engine spends its time waiting on processes and servers.
+CELERY_BROKER_URL = REDIS_URL
+CELERY_TASK_DEFAULT_QUEUE = f"{REDIS_PREFIX}-executions"
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_POOL = "threads"
+CELERY_WORKER_CONCURRENCY = OTTERWEB_WORKERS
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

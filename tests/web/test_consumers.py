@@ -88,6 +88,20 @@ async def test_consumer_resumes_after_a_seq_and_drops_what_the_client_has(viewer
     await connection.disconnect()
 
 
+async def test_consumer_sends_only_the_new_part_of_a_batch_it_partly_sent(viewer) -> None:
+    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    stored = await sync_to_async(store)(execution, 1, 2, 3)
+    connection = communicator(execution.pk, viewer)
+    await connection.connect()
+    await connection.receive_json_from()  # status
+    assert [e["seq"] for e in (await connection.receive_json_from())["entries"]] == [1, 2, 3]
+    stored += await sync_to_async(store)(execution, 4, 5)
+    await publish.publish_batch(execution.pk, stored[2:], [])  # 3 was sent with the backlog
+    assert [e["seq"] for e in (await connection.receive_json_from())["entries"]] == [4, 5]
+    assert await connection.receive_nothing(timeout=0.2)
+    await connection.disconnect()
+
+
 async def test_consumer_refills_a_gap_from_the_database(viewer) -> None:
     execution = await sync_to_async(create_job)(script="Log-Information x;")
     connection = communicator(execution.pk, viewer)

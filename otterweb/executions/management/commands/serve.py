@@ -1,6 +1,7 @@
 """`python manage.py serve [ADDR:PORT]`: the whole product in one process. daphne serves HTTP and
-websockets; a pool of worker threads runs executions; a housekeeper closes executions whose
-worker was lost and picks up executions left pending (by another process, or before a restart)."""
+websockets; a pool of worker threads runs executions (Celery workers do, in the distributed
+mode); a housekeeper closes executions whose worker was lost and picks up executions left
+pending (by another process, or before a restart)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import threading
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.db import close_old_connections
 
 logger = logging.getLogger("otterweb.serve")
 
@@ -37,13 +37,13 @@ class Command(BaseCommand):
 
         _first_admin(self.stdout)
         stop = threading.Event()
-        housekeeper = threading.Thread(
-            target=_housekeeping, args=(stop,), name="otterweb-housekeeper", daemon=True
+        dispatch.start_housekeeper(stop)
+        workers = (
+            f"{settings.OTTERWEB_WORKERS} worker threads"
+            if dispatch.mode() == "embedded"
+            else "Celery workers"
         )
-        housekeeper.start()
-        self.stdout.write(
-            f"OtterWeb on http://{host}:{port}/ with {getattr(settings, 'OTTERWEB_WORKERS', 4)} worker threads"
-        )
+        self.stdout.write(f"OtterWeb on http://{host}:{port}/ with {workers}")
         server = Server(
             application=application,
             endpoints=build_endpoint_description_strings(host=host, port=int(port)),
@@ -81,16 +81,3 @@ def _ready() -> None:
 
     publish.use_server_loop(asyncio.get_event_loop())
     logger.info("message='ready: websockets publish on the server loop'")
-
-
-def _housekeeping(stop: threading.Event) -> None:
-    from otterweb.executions.dispatch import dispatch_pending
-    from otterweb.executions.services import reap_lost_executions
-
-    while not stop.wait(settings.OTTERWEB_HOUSEKEEPING_SECONDS):
-        close_old_connections()
-        try:
-            reap_lost_executions()
-            dispatch_pending()
-        except Exception:
-            logger.exception("message='housekeeping failed; trying again later'")

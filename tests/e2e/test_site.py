@@ -1,0 +1,149 @@
+"""End to end, as a user, in both modes: the embedded default (`manage.py serve`) and the
+distributed mode (daphne and Celery workers on PostgreSQL and Redis). A user and a token come
+from the management commands; scripts run through the API; logs are read over the websocket."""
+
+from __future__ import annotations
+
+import json
+import signal
+from datetime import datetime
+
+import pytest
+from websockets.sync.client import connect
+
+from tests.e2e.serving import DistributedSite, Site, stop
+
+LINES = 2000
+MODES = ["embedded", "distributed"]
+QUICK_LIVENESS = {"OTTERWEB_HEARTBEAT_SECONDS": "1", "OTTERWEB_LOST_AFTER_SECONDS": "3",
+                  "OTTERWEB_HOUSEKEEPING_SECONDS": "1"}  # fmt: skip
+
+
+def make_site(mode: str, data, **settings) -> Site:
+    return (DistributedSite if mode == "distributed" else Site)(data, **settings)
+
+
+@pytest.fixture(params=MODES)
+def site(request, tmp_path):
+    """A running site: `manage.py serve`, or daphne and one Celery worker."""
+    site = make_site(request.param, tmp_path)
+    log_path = tmp_path / "server.log"
+    with open(log_path, "wb") as log:
+        processes = [site.serve(log)]
+        if request.param == "distributed":
+            processes.append(site.worker("w1", log))
+        try:
+            yield site
+        finally:
+            for process in processes:
+                stop(process, log_path)
+            site.close()
+
+
+def read_to_complete(site: Site, execution_id: int) -> tuple[list[dict], list[str], int]:
+    """Every log entry and status the websocket sends, up to `complete` and its last seq."""
+    entries, statuses = [], []
+    with connect(f"ws://127.0.0.1:{site.port}/ws/executions/{execution_id}/",
+                 additional_headers={"Authorization": f"Token {site.token}"}, open_timeout=10) as socket_:  # fmt: skip
+        while True:
+            message = json.loads(socket_.recv(timeout=60))
+            if message["type"] == "log":
+                entries += message["entries"]
+            elif message["type"] == "status":
+                statuses.append(message["status"])
+            elif message["type"] == "complete":
+                return entries, statuses, message["last_seq"]
+
+
+def test_e2e_script_through_api_and_websocket_every_line_once_in_order(site) -> None:
+    script = f"# Count\nforeach $i in @Range(1, {LINES}) {{ Log-Information line $i; }}"
+    execution = site.api("POST", "/api/executions/", {"script": script})
+    entries, _statuses, last = read_to_complete(site, execution["id"])
+    assert [entry["seq"] for entry in entries] == list(range(1, last + 1))
+    assert last == LINES
+    detail = site.api("GET", f"/api/executions/{execution['id']}/")
+    assert (detail["run_state"], detail["status"]) == ("completed", "normal")
+
+
+def refused(url: str, **options) -> bool:
+    from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+    try:
+        with connect(url, open_timeout=10, **options) as socket_:
+            socket_.recv(timeout=5)
+    except (InvalidStatus, ConnectionClosed):
+        return True
+    return False
+
+
+def test_e2e_websocket_refuses_without_credentials_and_foreign_origins(site) -> None:
+    execution = site.api("POST", "/api/executions/", {"script": "Log-Information x;"})
+    url = f"ws://127.0.0.1:{site.port}/ws/executions/{execution['id']}/"
+    assert refused(url)
+    assert refused(
+        url,
+        origin="http://evil.example",
+        additional_headers={"Authorization": f"Token {site.token}"},
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_e2e_reaper_closes_the_execution_of_a_worker_killed_with_sigkill(mode, tmp_path) -> None:
+    """The process running an execution dies mid-run (SIGKILL): `manage.py serve` in the
+    embedded mode, the Celery worker in the distributed one. The housekeeper of the next server
+    (or of another worker) closes its execution with status error and a line saying the worker
+    was lost, after every line already stored."""
+    site = make_site(mode, tmp_path, **QUICK_LIVENESS)
+    log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 - closed below
+    web = site.serve(log)
+    running = site.worker("w1", log) if mode == "distributed" else web
+    survivor = None
+    try:
+        script = "Log-Information before;\nSleep 60;\nLog-Information never;"
+        execution = site.api("POST", "/api/executions/", {"script": script})
+        detail = site.wait_for(
+            execution["id"], lambda d: d["run_state"] == "executing" and d["last_seq"] >= 1
+        )
+        assert detail["run_state"] == "executing"
+        running.send_signal(signal.SIGKILL)
+        running.wait(timeout=10)
+        survivor = site.worker("w2", log) if mode == "distributed" else site.serve(log)
+        detail = site.wait_for(execution["id"], lambda d: d["run_state"] == "completed")
+        assert (detail["run_state"], detail["status"]) == ("completed", "error")
+        logs = site.api("GET", f"/api/executions/{execution['id']}/logs/")
+        assert logs[0]["message"] == "before"
+        assert "stopped responding" in logs[-1]["message"] and logs[-1]["level"] == "error"
+        assert [entry["seq"] for entry in logs] == list(range(1, len(logs) + 1))
+        # the execution is not run again, even where its task is delivered again
+        assert all(entry["message"] != "never" for entry in logs)
+    finally:
+        for process in (survivor, web if mode == "distributed" else None):
+            if process is not None:
+                stop(process)
+        log.close()
+        site.close()
+
+
+def test_e2e_distributed_global_lock_holds_across_workers(tmp_path) -> None:
+    """Two executions on two Celery workers take turns with `lock=!Deploy` (held in Redis)."""
+    site = DistributedSite(tmp_path, OTTERWEB_WORKERS="1")  # one thread each: one task each
+    log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 - closed below
+    processes = [site.serve(log), site.worker("w1", log), site.worker("w2", log)]
+    try:
+        script = "with lock=!Deploy { Log-Information start; Sleep 2; Log-Information end; }"
+        executions = [site.api("POST", "/api/executions/", {"script": script}) for _ in range(2)]
+        spans, workers = [], set()
+        for execution in executions:
+            detail = site.wait_for(execution["id"], lambda d: d["run_state"] == "completed")
+            assert detail["status"] == "normal", detail
+            workers.add(detail["worker"])
+            logs = {e["message"]: datetime.fromisoformat(e["time"]) for e in site.api("GET", f"/api/executions/{execution['id']}/logs/")}  # fmt: skip
+            spans.append((logs["start"], logs["end"]))
+        (_, first_end), (second_start, _) = sorted(spans)
+        assert first_end <= second_start
+        assert len(workers) == 2, f"both ran on one worker: {workers}"
+    finally:
+        for process in processes:
+            stop(process)
+        log.close()
+        site.close()
