@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from otterweb.executions.models import Execution, LogEntry, LogScope
+from otterweb.executions.sink import StoredEntry
 
 LEVEL_NAMES = {0: "debug", 10: "information", 20: "warning", 30: "error"}
 # A websocket frame stays well under daphne's 1 MB limit: entries are sent in chunks, and a
@@ -27,7 +28,7 @@ def _wire_text(message: str) -> str:
     )
 
 
-def log_message(entries: list[LogEntry]) -> dict:
+def log_message(entries: list[LogEntry | StoredEntry]) -> dict:
     return {
         "type": "log",
         "entries": [
@@ -52,7 +53,7 @@ def chunked(entries: list[dict]) -> list[list[dict]]:
     return [chunk for chunk in chunks if chunk]
 
 
-def log_frames(entries: list[LogEntry]) -> list[dict]:
+def log_frames(entries: list[LogEntry | StoredEntry]) -> list[dict]:
     """A stored batch as the websocket text frames that carry it, each with its first and last
     seq. Encoded once where the batch is stored, so each watcher only forwards them."""
     return [

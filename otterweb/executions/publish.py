@@ -18,6 +18,7 @@ from otterweb.executions.events import (
     status_message,
 )
 from otterweb.executions.models import Execution, LogEntry, LogScope
+from otterweb.executions.sink import StoredEntry
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +49,9 @@ async def _deliver(send: Coroutine) -> None:
     )
 
 
-async def publish_batch(execution_id: int, entries: list[LogEntry], scopes: list[LogScope]) -> None:
+async def publish_batch(
+    execution_id: int, entries: list[LogEntry | StoredEntry], scopes: list[LogScope]
+) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
