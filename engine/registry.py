@@ -17,6 +17,13 @@ from typing import Any, ClassVar
 
 from engine.values import KIND_NAMES, Value, kind, to_text
 
+SUMMARY_CHARACTERS = 200
+
+
+def brief(text: str) -> str:
+    """``text`` cut to SUMMARY_CHARACTERS for a log scope's title, with an ellipsis when cut."""
+    return text if len(text) <= SUMMARY_CHARACTERS else text[: SUMMARY_CHARACTERS - 1] + "…"
+
 
 class Kind(StrEnum):
     """How an operation behaves in the execution modes."""
@@ -152,7 +159,7 @@ class Operation:
             if value not in (None, ""):
                 text = to_text(value) if not isinstance(value, str) else value
                 text = text.splitlines()[0] if text.strip() else text
-                return f"{self.spec.name} {text[:80]}"
+                return f"{self.spec.name} {brief(text)}"
         return self.spec.name
 
     async def execute(

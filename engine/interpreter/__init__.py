@@ -1,5 +1,7 @@
 """The OtterScript interpreter."""
 
+from collections.abc import Sequence
+
 from engine.interpreter.executor import (
     Difference,
     Drift,
@@ -8,6 +10,7 @@ from engine.interpreter.executor import (
     Mode,
     RunState,
     Status,
+    for_targets,
 )
 from engine.interpreter.host import Credential, Host, LockProvider, StandaloneHost
 from engine.interpreter.logs import Level, ListSink, LogRecord, LogScope, LogSink, NullSink
@@ -20,15 +23,17 @@ async def run(
     mode: Mode | str = Mode.EXECUTE,
     simulate: bool = False,
     variables: dict | None = None,
+    targets: Sequence[str] = (),
 ) -> ExecutionResult:
-    """Run a parsed script against ``host``; the result has its status, drift and duration. To
-    cancel a run, make an ``Execution`` and call its ``cancel()``."""
+    """Run a parsed script against ``host`` (on every server of ``targets`` at once, when given);
+    the result has its status, drift and duration. To cancel a run, make an ``Execution`` and
+    call its ``cancel()``."""
     return await Execution(
-        script, host=host, mode=mode, simulate=simulate, variables=variables
+        script, host=host, mode=mode, simulate=simulate, variables=variables, targets=targets
     ).run()
 
 
 __all__ = [
     "Credential", "Difference", "Drift", "Execution", "ExecutionResult", "Host", "Level", "ListSink",
-    "LockProvider", "LogRecord", "LogScope", "LogSink", "Mode", "NullSink", "RunState", "StandaloneHost", "Status", "run",
+    "LockProvider", "LogRecord", "LogScope", "LogSink", "Mode", "NullSink", "RunState", "StandaloneHost", "Status", "for_targets", "run",
 ]  # fmt: skip

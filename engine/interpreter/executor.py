@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import IntEnum, StrEnum
 from typing import Any
@@ -161,6 +161,8 @@ class Context:
     locked: bool = False
     in_loop: bool = False
     log: LogScope | None = None
+    # the global scope: the execution's, or in a job with targets, the server's own
+    globals: Scope = field(default_factory=Scope)
 
 
 # ---- the execution ------------------------------------------------------------------------------
@@ -178,7 +180,14 @@ class Execution:
         mode: Mode | str = Mode.EXECUTE,
         simulate: bool = False,
         variables: dict[str, Value] | None = None,
+        targets: Sequence[str] = (),
     ) -> None:
+        """With ``targets`` (server names), the script runs as a job's plan does: on every
+        server at once, each run with a global scope of its own (see ``for_targets``)."""
+        if targets:
+            script = for_targets(script, targets)
+        # the async block that runs the script for one server, when there are targets
+        self.target_body: ast.Statement | None = script.body[0].body[0] if targets else None
         self.script = script
         self.variables = dict(variables or {})  # runtime variables to start with
         self.host = host
@@ -274,6 +283,7 @@ class Execution:
             server=self.host.default_server,
             directory=self.host.working_directory,
             log=scope,
+            globals=self.global_scope,
         )
         try:
             with contextlib.suppress(ModuleReturn):
@@ -373,10 +383,15 @@ class Execution:
             await self.set_element(statement, value, scope, context)
             return
         self.check_kind(variable, value, statement.value.span or statement.span)
-        self.assign(variable, value, scope, statement.scope)
+        self.assign(variable, value, scope, context, statement.scope)
 
     def assign(
-        self, variable: ast.VariableRef, value: Value, scope: Scope, where: str | None = None
+        self,
+        variable: ast.VariableRef,
+        value: Value,
+        scope: Scope,
+        context: Context,
+        where: str | None = None,
     ) -> None:
         """`set` (2023): assign the variable where it exists, else create it globally;
         `set local` always in the current scope; `set global` always in the global scope."""
@@ -384,9 +399,9 @@ class Execution:
         if where == "local":
             target = scope
         elif where == "global":
-            target = self.global_scope
+            target = context.globals
         else:
-            target = scope.find(key) or self.global_scope
+            target = scope.find(key) or context.globals
         target.variables[key] = (variable.name, value)
 
     def check_kind(self, variable: ast.VariableRef, value: Value, span: Any) -> None:
@@ -436,7 +451,7 @@ class Execution:
         else:
             value = await self.evaluate(statement.value, scope, context)
             self.check_kind(variable, value, statement.value.span)
-        self.global_scope.variables[variable.name.casefold()] = (variable.name, value)
+        context.globals.variables[variable.name.casefold()] = (variable.name, value)
 
     async def exec_Log(self, statement: ast.Log, scope: Scope, context: Context) -> None:
         message = to_text(await self.evaluate(statement.message, scope, context))
@@ -573,10 +588,14 @@ class Execution:
             inner = replace(inner, locked=True)
 
         if "async" in directives:
-            # the child runs on a copy of the variables in scope; only globals are shared
+            # the child runs on a copy of the variables in scope; only globals are shared, except
+            # between the servers of a job: each server's run has a global scope of its own
             child = Strand()
-            child_scope = Scope(self.global_scope, scope.flattened())
-            child_context = replace(inner, strand=child, in_loop=False)
+            globals_ = context.globals
+            if statement is self.target_body:
+                globals_ = Scope(None, _copied(context.globals.variables))
+            child_scope = Scope(globals_, scope.flattened())
+            child_context = replace(inner, strand=child, in_loop=False, globals=globals_)
             body = self.run_with(statement, directives, child_scope, child_context)
             task = asyncio.create_task(self.run_child(body, child_context, child))
             context.strand.children.append(
@@ -829,7 +848,7 @@ class Execution:
             if isinstance(argument, ast.OutputArgument):
                 _name, value = module_scope.variables[argument.name.casefold()]
                 self.check_kind(argument.variable, value, argument.span)
-                self.assign(argument.variable, value, scope)
+                self.assign(argument.variable, value, scope, context)
 
     async def find_module(self, statement: ast.CallModule, scope: Scope) -> ast.ModuleDeclaration:
         key = statement.name.casefold()
@@ -903,7 +922,7 @@ class Execution:
                 value = {"$": "", "@": [], "%": {}}[argument.variable.sigil]
             value = _output_value(value)
             self.check_kind(argument.variable, value, argument.span)
-            self.assign(argument.variable, value, scope)
+            self.assign(argument.variable, value, scope, context)
 
     async def perform(
         self,
@@ -1290,7 +1309,9 @@ class OperationRun(RunView):
 
     def set_variable(self, name: str, value: Value) -> None:
         """Create or assign a runtime variable as a plain `set` would."""
-        self.execution.assign(ast.VariableRef(sigil=kind(value), name=name), value, self.scope)
+        self.execution.assign(
+            ast.VariableRef(sigil=kind(value), name=name), value, self.scope, self.context
+        )
 
 
 class FunctionRun(RunView):
@@ -1431,3 +1452,19 @@ def _output_value(value: Any) -> Value:
     if isinstance(value, int | float):
         return str(value)
     return value
+
+
+def _copied(variables: dict[str, tuple[str, Value]]) -> dict[str, tuple[str, Value]]:
+    return {key: (name, copy_value(value)) for key, (name, value) in variables.items()}
+
+
+def for_targets(script: ast.Script, servers: Sequence[str]) -> ast.Script:
+    """The script as the specification runs a job with target servers: one context iteration over
+    them whose body runs the script asynchronously for each. The loop has a description, so each
+    server's log is a scope of its own."""
+    source = ast.Vector(items=tuple(ast.Scalar(parts=(ast.Text(value=name),)) for name in servers))
+    body = ast.With(directives=(ast.Directive(name="async"),), body=script.body)
+    loop = ast.ContextIteration(
+        context="server", source=source, body=(body,), description=("# Servers",)
+    )
+    return ast.Script(headers=script.headers, body=(loop,), name=script.name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from engine.operations.process import OutputLevels, run_process, split_command
-from engine.registry import Kind, Operation, ParamType, operation, param
+from engine.registry import Kind, Operation, ParamType, brief, operation, param
 
 
 @operation(
@@ -64,7 +64,7 @@ class Exec(OutputLevels):
         return [*split_command(self.target), *split_command(self.arguments or "")]
 
     def summary(self) -> str:
-        return "Exec " + " ".join(self.command())[:80]
+        return "Exec " + brief(" ".join(self.command()))
 
     async def execute(self, run) -> None:
         command = self.command()

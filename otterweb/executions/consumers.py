@@ -44,6 +44,7 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
             self.sent = max(0, int(query.get("after", ["0"])[0]))
         except ValueError:
             self.sent = 0
+        self.scopes_sent = 0  # the highest scope id sent
         # join first, so nothing published while the backlog is read is missed
         self.group = group_name(self.execution_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -57,8 +58,7 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
     async def send_backlog(self) -> None:
         execution, scopes = await database_sync_to_async(self._state)()
         await self.send_json(status_message(execution))
-        if scopes:
-            await self.send_json(scope_message(scopes))
+        await self.send_scopes(scopes)
         while True:
             entries = await database_sync_to_async(self._entries_after)(self.sent)
             if not entries:
@@ -78,10 +78,31 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
             ]
         )
 
+    async def send_scopes(self, scopes: list[LogScope]) -> None:
+        if scopes:
+            self.scopes_sent = max(self.scopes_sent, max(s.scope_id for s in scopes))
+            await self.send_json(scope_message(scopes))
+
+    def _scopes_between(self, after: int, until: int) -> list[LogScope]:
+        return list(
+            LogScope.objects.filter(
+                execution_id=self.execution_id, scope_id__gt=after, scope_id__lte=until
+            )
+        )
+
     async def send_entries(self, entries: list[LogEntry]) -> None:
+        """Stored entries, after any scope of theirs this client has not had (scopes opened
+        after the backlog's scopes were read). Scope ids grow as scopes open, so a scope's
+        parents come first."""
         fresh = [e for e in entries if e.seq > self.sent]
-        if fresh:
-            await self.send_wire_entries(log_message(fresh)["entries"])
+        if not fresh:
+            return
+        newest = max(e.scope_id or 0 for e in fresh)
+        if newest > self.scopes_sent:
+            await self.send_scopes(
+                await database_sync_to_async(self._scopes_between)(self.scopes_sent, newest)
+            )
+        await self.send_wire_entries(log_message(fresh)["entries"])
 
     async def send_wire_entries(self, entries: list[dict]) -> None:
         for chunk in chunked(entries):
@@ -105,6 +126,8 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
         message the layer dropped) is filled from the database first; seqs already sent are
         dropped."""
         if event.get("scope"):
+            scopes = event["scope"]["scopes"]
+            self.scopes_sent = max(self.scopes_sent, max(s["scope_id"] for s in scopes))
             await self.send_json(event["scope"])
         for frame in event["frames"]:
             if frame["first"] > self.sent + 1:

@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from engine import OtterSyntaxError, ast, parse
+from engine import OtterSyntaxError, parse
 from engine.interpreter import Execution as EngineExecution
 from otterweb.executions.host import DjangoHost
 from otterweb.executions.locks import lock_provider
@@ -28,20 +28,6 @@ from otterweb.rafts.models import RaftItem
 logger = logging.getLogger(__name__)
 
 CANCEL_POLL_SECONDS = 1.0
-
-
-def wrap(script: ast.Script, servers: list[str]) -> ast.Script:
-    """The script as the specification runs a job: with target servers, one context iteration
-    over them whose body runs the script asynchronously for each; without, the script itself.
-    The loop has a description, so each server's log is a scope of its own."""
-    if not servers:
-        return script
-    source = ast.Vector(items=tuple(ast.Scalar(parts=(ast.Text(value=name),)) for name in servers))
-    body = ast.With(directives=(ast.Directive(name="async"),), body=script.body)
-    loop = ast.ContextIteration(
-        context="server", source=source, body=(body,), description=("# Servers",)
-    )
-    return ast.Script(headers=script.headers, body=(loop,), name=script.name)
 
 
 @transaction.atomic
@@ -106,7 +92,7 @@ def run_execution(execution_id: int, *, worker: str) -> None:
         raft=raft,
         locks=lock_provider(execution.pk, sink.database),
     )
-    script = wrap(parse(job.script, name=job.name), job.targets)
+    script = parse(job.script, name=job.name)
     logger.info(
         "execution=%s worker=%s targets=%d message='started'",
         execution.pk,
@@ -114,7 +100,16 @@ def run_execution(execution_id: int, *, worker: str) -> None:
         len(job.targets),
     )
     result = asyncio.run(
-        _run(execution.pk, script, host, sink, execution.mode, execution.simulate, job.variables)
+        _run(
+            execution.pk,
+            script,
+            host,
+            sink,
+            execution.mode,
+            execution.simulate,
+            job.variables,
+            job.targets,
+        )
     )
     drift = [
         {"server": d.server, "operation": d.operation, "line": d.line,
@@ -135,8 +130,10 @@ def run_execution(execution_id: int, *, worker: str) -> None:
     )
 
 
-async def _run(execution_id, script, host, sink, mode, simulate, variables):
-    engine = EngineExecution(script, host=host, mode=mode, simulate=simulate, variables=variables)
+async def _run(execution_id, script, host, sink, mode, simulate, variables, targets):
+    engine = EngineExecution(
+        script, host=host, mode=mode, simulate=simulate, variables=variables, targets=targets
+    )
     storing = asyncio.create_task(sink.run())
     watching = asyncio.create_task(_watch(execution_id, engine, sink))
     try:

@@ -18,7 +18,7 @@ from rest_framework.authtoken.models import Token
 from otterweb.asgi import application
 from otterweb.executions import publish
 from otterweb.executions.consumers import ExecutionLogConsumer
-from otterweb.executions.models import LogEntry
+from otterweb.executions.models import LogEntry, LogScope
 from otterweb.executions.services import create_job, run_execution
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -99,6 +99,40 @@ async def test_consumer_sends_only_the_new_part_of_a_batch_it_partly_sent(viewer
     await publish.publish_batch(execution.pk, stored[2:], [])  # 3 was sent with the backlog
     assert [e["seq"] for e in (await connection.receive_json_from())["entries"]] == [4, 5]
     assert await connection.receive_nothing(timeout=0.2)
+    await connection.disconnect()
+
+
+async def test_consumer_sends_a_scope_before_refilled_lines_of_it(viewer) -> None:
+    """The message with a scope was dropped; the lines refilled from the database come after
+    their scope (and its parent), never before."""
+    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    connection = communicator(execution.pk, viewer)
+    await connection.connect()
+    await connection.receive_json_from()  # status
+
+    def stored_in_scopes():
+        now = timezone.now()
+        for scope_id, parent_id in ((1, None), (2, 1)):
+            LogScope.objects.create(execution=execution, scope_id=scope_id, parent_id=parent_id,
+                                    name=f"scope {scope_id}", started=now)  # fmt: skip
+        return [
+            LogEntry.objects.create(
+                execution=execution, seq=seq, scope_id=2, level=10, message=f"line {seq}", time=now
+            )
+            for seq in (1, 2, 3)
+        ]
+
+    stored = await sync_to_async(stored_in_scopes)()
+    await publish.publish_batch(execution.pk, stored[2:], [])  # lines 1 and 2, and the scopes, lost
+    scopes = await connection.receive_json_from()
+    assert scopes["type"] == "scope"
+    assert [(s["scope_id"], s["parent_id"]) for s in scopes["scopes"]] == [(1, None), (2, 1)]
+    received = []
+    while len(received) < 3:
+        message = await connection.receive_json_from()
+        assert message["type"] == "log"
+        received += [e["seq"] for e in message["entries"]]
+    assert received == [1, 2, 3]
     await connection.disconnect()
 
 

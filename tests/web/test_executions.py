@@ -10,14 +10,12 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from engine import ast, parse
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.executions.services import (
     create_job,
     reap_lost_executions,
     request_cancel,
     run_execution,
-    wrap,
 )
 from otterweb.inventory import services as inventory
 from otterweb.inventory.models import Environment, Role, Server
@@ -40,18 +38,6 @@ def servers():
 
 def entries(execution: Execution) -> list[LogEntry]:
     return list(LogEntry.objects.filter(execution=execution).order_by("seq"))
-
-
-def test_wrap_targets_in_a_described_context_iteration_with_async_body() -> None:
-    script = parse("Log-Information hi;")
-    wrapped = wrap(script, ["a", "b"])
-    [loop] = wrapped.body
-    assert isinstance(loop, ast.ContextIteration) and loop.context == "server"
-    assert loop.source == ast.Vector(
-        items=(ast.Scalar(parts=(ast.Text(value="a"),)), ast.Scalar(parts=(ast.Text(value="b"),)))
-    )
-    assert loop.body == (ast.With(directives=(ast.Directive(name="async"),), body=script.body),)
-    assert wrap(script, []) is script
 
 
 def test_create_job_validates_script_servers_and_mode(servers) -> None:

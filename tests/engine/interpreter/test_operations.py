@@ -247,3 +247,14 @@ async def test_operation_unknown_and_bad_arguments_are_errors_at_run_time(run) -
 async def test_operation_missing_file_is_a_clear_error(run, tmp_path) -> None:
     ran = await run(f"Extract-ZipFile {tmp_path}/none.zip (Directory: {tmp_path}/x);")
     assert ran.messages(Level.ERROR) == [f"file '{tmp_path}/none.zip' does not exist on localhost"]
+
+
+async def test_operation_summary_cuts_long_arguments_with_an_ellipsis(run) -> None:
+    from engine.registry import SUMMARY_CHARACTERS
+
+    path = "/tmp/" + "a" * 500
+    ran = await run(f"Exec touch {path};\nExec touch /tmp/short;", simulate=True)
+    long, short = ran.info
+    summary = long.removeprefix("Simulation: would execute ").removesuffix(" on localhost.")
+    assert summary == "Exec " + f"touch {path}"[: SUMMARY_CHARACTERS - 1] + "…"
+    assert short == "Simulation: would execute Exec touch /tmp/short on localhost."

@@ -477,3 +477,40 @@ async def test_call_module_creates_arguments_in_its_own_scope(run) -> None:
         "module M<$a> { Log-Information in $a; }\ncall M(a: x);\nLog-Information $IsVariableDefined(a);"
     )
     assert ran.info == ["in x", "false"]
+
+
+def test_for_targets_wraps_in_a_described_context_iteration_with_async_body() -> None:
+    from engine import ast
+    from engine.interpreter import for_targets
+
+    script = parse("Log-Information hi;")
+    wrapped = for_targets(script, ["a", "b"])
+    [loop] = wrapped.body
+    assert isinstance(loop, ast.ContextIteration) and loop.context == "server"
+    assert loop.source == ast.Vector(
+        items=(ast.Scalar(parts=(ast.Text(value="a"),)), ast.Scalar(parts=(ast.Text(value="b"),)))
+    )
+    assert loop.body == (ast.With(directives=(ast.Directive(name="async"),), body=script.body),)
+    assert loop.description == ("# Servers",)
+
+
+async def test_targets_run_at_once_each_server_with_its_own_globals(run) -> None:
+    """A job's servers never see each other's variables, even those `set` creates globally; each
+    starts from the job's variables."""
+    start = time.monotonic()
+    ran = await run(
+        "set $Root = /srv/$ServerName;\nset global $Seen = $Seen,$ServerName;\nSleep 1;\n"
+        "Log-Information $ServerName: $Root $Seen;",
+        targets=["localhost", "db1"],
+        variables={"Seen": "job"},
+    )
+    assert time.monotonic() - start < 1.8
+    assert sorted(ran.info) == ["db1: /srv/db1 job,db1", "localhost: /srv/localhost job,localhost"]
+    assert ran.status == "normal"
+
+
+async def test_async_blocks_outside_targets_share_globals_set_creates(run) -> None:
+    ran = await run(
+        "with async { set $Made = child; }\nawait;\nLog-Information $Made;",
+    )
+    assert ran.info == ["child"]
