@@ -99,18 +99,15 @@ def run_execution(execution_id: int, *, worker: str) -> None:
         worker,
         len(job.targets),
     )
-    result = asyncio.run(
-        _run(
-            execution.pk,
-            script,
-            host,
-            sink,
-            execution.mode,
-            execution.simulate,
-            job.variables,
-            job.targets,
-        )
+    engine = EngineExecution(
+        script,
+        host=host,
+        mode=execution.mode,
+        simulate=execution.simulate,
+        variables=job.variables,
+        targets=job.targets,
     )
+    result = asyncio.run(_run(execution.pk, engine, sink))
     drift = [
         {"server": d.server, "operation": d.operation, "line": d.line,
          "differences": [{"property": x.property, "expected": _json(x.expected), "actual": _json(x.actual)} for x in d.differences]}
@@ -130,10 +127,7 @@ def run_execution(execution_id: int, *, worker: str) -> None:
     )
 
 
-async def _run(execution_id, script, host, sink, mode, simulate, variables, targets):
-    engine = EngineExecution(
-        script, host=host, mode=mode, simulate=simulate, variables=variables, targets=targets
-    )
+async def _run(execution_id: int, engine: EngineExecution, sink: DatabaseLogSink):
     storing = asyncio.create_task(sink.run())
     watching = asyncio.create_task(_watch(execution_id, engine, sink))
     try:
