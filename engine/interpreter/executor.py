@@ -597,7 +597,11 @@ class Execution:
             child_scope = Scope(globals_, scope.flattened())
             child_context = replace(inner, strand=child, in_loop=False, globals=globals_)
             body = self.run_with(statement, directives, child_scope, child_context)
+            # the enclosing log scopes last until the block ends: their duration and status
+            # include it (a job's servers, which all run async)
+            self.logger.hold(context.log)
             task = asyncio.create_task(self.run_child(body, child_context, child))
+            task.add_done_callback(lambda _: self.logger.release(context.log))
             context.strand.children.append(
                 AsyncChild(directives["async"], task, child, statement.span)
             )

@@ -41,6 +41,9 @@ class LogScope:
     # the worst level logged inside (nested scopes included): what the scope's status shows
     worst: Level = Level.DEBUG
     parent: LogScope | None = field(default=None, repr=False, compare=False)
+    # async blocks started inside and still running: the scope ends when the last one does
+    holds: int = field(default=0, repr=False, compare=False)
+    closing: bool = field(default=False, repr=False, compare=False)
 
     @property
     def status(self) -> str:
@@ -149,8 +152,25 @@ class Logger:
         return scope
 
     def close(self, scope: LogScope) -> None:
+        if scope.holds:
+            scope.closing = True  # closed when the last async block inside ends (release)
+            return
         scope.ended = time.time()
         self.sink.scope_closed(scope)
+
+    def hold(self, scope: LogScope | None) -> None:
+        """Keep ``scope`` and its parents open until ``release``: an async block runs inside."""
+        while scope is not None:
+            scope.holds += 1
+            scope = scope.parent
+
+    def release(self, scope: LogScope | None) -> None:
+        while scope is not None:
+            scope.holds -= 1
+            if not scope.holds and scope.closing:
+                scope.closing = False
+                self.close(scope)
+            scope = scope.parent
 
     def write(self, level: Level, message: str, scope: LogScope | None, line: int | None) -> None:
         self.seq += 1

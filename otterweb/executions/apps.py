@@ -1,6 +1,26 @@
 from django.apps import AppConfig
+from django.conf import settings
+from django.core import checks
 
 
 class ExecutionsConfig(AppConfig):
     name = "otterweb.executions"
     verbose_name = "Jobs and executions"
+
+    def ready(self) -> None:
+        checks.register(distributed_settings, checks.Tags.compatibility)
+
+
+def distributed_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """Celery workers on other machines cannot share the embedded SQLite file."""
+    if settings.REDIS_URL and settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        return [
+            checks.Warning(
+                "OTTERWEB_REDIS_URL is set but OTTERWEB_DATABASE_URL is not: Celery workers will "
+                "use the SQLite file of this machine, which workers on other machines cannot reach.",
+                hint="Set OTTERWEB_DATABASE_URL to a postgres:// URL shared by every web server "
+                "and worker.",
+                id="otterweb.W001",
+            )
+        ]
+    return []

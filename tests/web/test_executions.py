@@ -161,3 +161,12 @@ def test_reaper_closes_executions_whose_worker_stopped_and_keeps_their_lines(ser
     assert [e.seq for e in stored] == [1, 2, 3]
     assert stored[-1].message.startswith("The worker host:123 stopped responding")
     assert Execution.objects.get(pk=fresh.pk).run_state == "executing"
+
+
+def test_distributed_settings_check_warns_about_redis_without_postgresql(settings) -> None:
+    from otterweb.executions.apps import distributed_settings
+
+    assert distributed_settings() == []
+    settings.REDIS_URL = "redis://127.0.0.1:6379/0"
+    [warning] = distributed_settings()
+    assert warning.id == "otterweb.W001" and "OTTERWEB_DATABASE_URL" in warning.msg

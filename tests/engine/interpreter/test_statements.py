@@ -514,3 +514,15 @@ async def test_async_blocks_outside_targets_share_globals_set_creates(run) -> No
         "with async { set $Made = child; }\nawait;\nLog-Information $Made;",
     )
     assert ran.info == ["child"]
+
+
+async def test_async_block_keeps_its_enclosing_log_scopes_open_until_it_ends(run) -> None:
+    """A job's server scopes last as long as the server's run, and show its worst level."""
+    ran = await run(
+        "Sleep 1;\nif $ServerName == db1 { Log-Warning slow; }", targets=["localhost", "db1"]
+    )
+    scopes = {scope.name: scope for scope in ran.sink.scopes}
+    for name in ("Servers", "localhost", "db1"):
+        assert scopes[name].ended - scopes[name].started >= 0.9, name
+    assert (scopes["localhost"].status, scopes["db1"].status) == ("normal", "warning")
+    assert scopes["Servers"].status == "warning"
