@@ -11,3 +11,10 @@ class ModelPermissions(DjangoModelPermissions):
         "HEAD": ["%(app_label)s.view_%(model_name)s"],
         "OPTIONS": ["%(app_label)s.view_%(model_name)s"],
     }
+
+
+class ViewPermissions(ModelPermissions):
+    """For actions that change nothing of the model itself (run a template, cancel an
+    execution): viewing it is enough here; the action checks its own permission."""
+
+    perms_map = {method: ModelPermissions.perms_map["GET"] for method in ModelPermissions.perms_map}

@@ -1,4 +1,5 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 
 from otterweb.executions import services
 from otterweb.executions.models import Execution, GlobalLock, Job, JobTemplate, LogEntry
@@ -11,6 +12,24 @@ class JobTemplateAdmin(admin.ModelAdmin):
     search_fields = ["name", "description"]
     filter_horizontal = ["servers", "roles", "environments"]
     readonly_fields = ["created", "updated"]
+    actions = ["launch"]
+
+    @admin.action(description="Run the selected templates (prompts take their defaults)")
+    def launch(self, request, queryset) -> None:
+        if not request.user.has_perm("executions.run_jobtemplate"):
+            self.message_user(request, "You may not run job templates.", messages.ERROR)
+            return
+        for template in queryset:
+            try:
+                execution = services.launch_template(template, requested_by=request.user)
+            except ValidationError as error:
+                self.message_user(
+                    request, f"{template}: {' '.join(error.messages)}", messages.ERROR
+                )
+                continue
+            self.message_user(
+                request, f"{template}: execution {execution.pk} started.", messages.SUCCESS
+            )
 
 
 class ExecutionInline(admin.TabularInline):

@@ -7,6 +7,7 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from otterweb.api.permissions import ViewPermissions
 from otterweb.executions import services
 from otterweb.executions.events import LEVEL_NAMES
 from otterweb.executions.models import Execution, Job, JobTemplate, LogEntry, Mode
@@ -108,9 +109,35 @@ class LogEntrySerializer(serializers.ModelSerializer):
         return LEVEL_NAMES.get(entry.level, str(entry.level))
 
 
+class LaunchSerializer(serializers.Serializer):
+    variables = serializers.DictField(
+        required=False, default=dict, help_text="Values for the template's prompts."
+    )
+    mode = serializers.ChoiceField(
+        choices=Mode.choices, required=False, help_text="The template's mode unless given."
+    )
+    simulate = serializers.BooleanField(
+        required=False, default=None, allow_null=True, help_text="The template's unless given."
+    )
+
+
 class JobTemplateViewSet(viewsets.ModelViewSet):
     queryset = JobTemplate.objects.prefetch_related("servers", "roles", "environments")
     serializer_class = JobTemplateSerializer
+
+    @extend_schema(request=LaunchSerializer, responses={201: ExecutionSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[ViewPermissions])
+    def launch(self, request, pk=None):
+        """Run the template: its raft item on its targets, with values for its prompts."""
+        if not request.user.has_perm("executions.run_jobtemplate"):
+            self.permission_denied(request, message="You may not run job templates.")
+        template = self.get_object()
+        form = LaunchSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        execution = services.launch_template(
+            template, requested_by=request.user, **form.validated_data
+        )
+        return Response(ExecutionSerializer(execution).data, status=status.HTTP_201_CREATED)
 
 
 class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -158,7 +185,7 @@ class ExecutionViewSet(
         return Response(LogEntrySerializer(entries, many=True).data)
 
     @extend_schema(request=None, responses={202: ExecutionSerializer})
-    @action(detail=True, methods=["post"])
+    @action(detail=True, methods=["post"], permission_classes=[ViewPermissions])
     def cancel(self, request, pk=None):
         """Stop the execution on whichever worker runs it."""
         if not request.user.has_perm("executions.cancel_execution"):

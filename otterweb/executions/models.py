@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
@@ -14,6 +15,20 @@ class Mode(models.TextChoices):
     EXECUTE = "execute", "Execute"
     COLLECT = "collect", "Collect only (drift check)"
     COLLECT_EXECUTE = "collect-execute", "Collect, then execute what drifted"
+
+
+def validate_prompts(prompts) -> None:
+    """[{"name": "Version", "default": "1.0", "description": "..."}]: a name each, used once."""
+    if not isinstance(prompts, list) or not all(isinstance(p, dict) for p in prompts):
+        raise ValidationError('Prompts are a list of {"name": ..., "default": ...} objects.')
+    names = [str(p.get("name", "")).casefold() for p in prompts]
+    if not all(names) or len(set(names)) != len(names):
+        raise ValidationError("Every prompt has a name, and no name is used twice.")
+    unknown = sorted({key for p in prompts for key in p} - {"name", "default", "description"})
+    if unknown:
+        raise ValidationError(
+            f"Prompts have no {', '.join(unknown)}: only name, default, description."
+        )
 
 
 class JobTemplate(models.Model):
@@ -34,6 +49,7 @@ class JobTemplate(models.Model):
     prompts = models.JSONField(
         default=list,
         blank=True,
+        validators=[validate_prompts],
         help_text='Variables to ask for when run: [{"name": "Version", "default": "1.0"}].',
     )
     created = models.DateTimeField(auto_now_add=True)

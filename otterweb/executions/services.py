@@ -19,7 +19,7 @@ from engine import OtterSyntaxError, parse
 from engine.interpreter import Execution as EngineExecution
 from otterweb.executions.host import DjangoHost
 from otterweb.executions.locks import lock_provider
-from otterweb.executions.models import Execution, GlobalLock, Job, LogEntry, Mode
+from otterweb.executions.models import Execution, GlobalLock, Job, JobTemplate, LogEntry, Mode
 from otterweb.executions.publish import publish_batch, publish_complete, publish_status
 from otterweb.executions.sink import DatabaseLogSink
 from otterweb.inventory.selectors import servers_for
@@ -64,6 +64,50 @@ def create_job(
 
     transaction.on_commit(lambda: dispatch(execution.pk))
     return execution
+
+
+def launch_template(
+    template: JobTemplate,
+    *,
+    requested_by=None,
+    variables: dict | None = None,
+    mode: str | None = None,
+    simulate: bool | None = None,
+) -> Execution:
+    """Run a job template: its raft item on its targets (resolved now), with its mode and
+    simulation unless overridden, and a value for every variable it prompts for (given, or the
+    prompt's default)."""
+    given = dict(variables or {})
+    asked = {prompt["name"].casefold(): prompt for prompt in template.prompts}
+    unknown = sorted(name for name in given if name.casefold() not in asked)
+    if unknown:
+        raise ValidationError(
+            f"the template {template.name} does not ask for {', '.join(unknown)}"
+            + (f"; it asks for {', '.join(p['name'] for p in template.prompts)}" if asked else "")
+        )
+    values = {
+        prompt["name"]: prompt["default"] for prompt in template.prompts if "default" in prompt
+    }
+    for name, value in given.items():
+        values[asked[name.casefold()]["name"]] = value
+    missing = [prompt["name"] for prompt in template.prompts if prompt["name"] not in values]
+    if missing:
+        raise ValidationError(
+            f"the template {template.name} needs a value for {', '.join(missing)}"
+        )
+    targeting = JobTemplate.Targeting
+    return create_job(
+        requested_by=requested_by,
+        raft_item=template.raft_item,
+        name=template.name,
+        template=template,
+        servers=[s.name for s in template.servers.all()] if template.targeting == targeting.SERVERS else [],
+        roles=[r.name for r in template.roles.all()] if template.targeting == targeting.ROLES else [],
+        environments=[e.name for e in template.environments.all()] if template.targeting == targeting.ROLES else [],
+        mode=mode or template.mode,
+        simulate=template.simulate if simulate is None else simulate,
+        variables=values,
+    )  # fmt: skip
 
 
 def run_execution(execution_id: int, *, worker: str) -> None:

@@ -264,3 +264,89 @@ def test_api_schema_and_docs_are_served(admin) -> None:
     schema = admin.get("/api/schema/")
     assert schema.status_code == 200 and b"/api/executions/" in schema.content
     assert admin.get("/api/docs/").status_code == 200
+
+
+@pytest.fixture
+def template():
+    from otterweb.executions.models import JobTemplate
+    from otterweb.inventory.models import Environment, Role, Server
+    from otterweb.rafts.models import Raft
+    from otterweb.rafts.services import save_item
+
+    raft = Raft.objects.create(name="ops")
+    item = save_item(
+        raft=raft, name="deploy", kind="script", content="Log-Information $Version on $ServerName;"
+    )
+    web, production = Role.objects.create(name="web"), Environment.objects.create(name="production")
+    for name in ("web1", "web2", "db1"):
+        server = Server.objects.create(name=name)
+        server.environments.add(production)
+        if name.startswith("web"):
+            server.roles.add(web)
+    template = JobTemplate.objects.create(
+        name="Deploy web", raft_item=item, targeting="roles", mode="execute",
+        prompts=[{"name": "Version", "description": "the build"}, {"name": "Channel", "default": "stable"}],
+    )  # fmt: skip
+    template.roles.add(web)
+    template.environments.add(production)
+    return template
+
+
+@pytest.mark.django_db(transaction=True)  # the run stores its log on a thread of its own
+def test_api_job_template_launch_runs_its_item_on_its_targets_with_prompted_values(
+    admin, template
+) -> None:
+    launched = admin.post(f"/api/job-templates/{template.pk}/launch/", {"variables": {"version": "1.2"}, "simulate": True}, format="json")  # fmt: skip
+    assert launched.status_code == 201, launched.json()
+    job = launched.json()["job"]
+    assert (job["name"], job["template"], job["targets"]) == (
+        "Deploy web",
+        template.pk,
+        ["web1", "web2"],
+    )
+    assert job["variables"] == {"Version": "1.2", "Channel": "stable"}
+    assert launched.json()["simulate"] is True and launched.json()["mode"] == "execute"
+    run_execution(launched.json()["id"], worker="test")
+    messages = [e.message for e in LogEntry.objects.filter(execution_id=launched.json()["id"])]
+    assert sorted(messages) == ["1.2 on web1", "1.2 on web2"]
+
+
+def test_api_job_template_launch_refuses_missing_and_unknown_variables(admin, template) -> None:
+    missing = admin.post(f"/api/job-templates/{template.pk}/launch/", {}, format="json")
+    assert missing.status_code == 400
+    assert "needs a value for Version" in missing.json()["detail"]
+    unknown = admin.post(f"/api/job-templates/{template.pk}/launch/", {"variables": {"Version": "1", "Colour": "red"}}, format="json")  # fmt: skip
+    assert unknown.status_code == 400 and "does not ask for Colour" in unknown.json()["detail"]
+    assert not Execution.objects.exists()
+
+
+def test_api_job_template_launch_needs_the_run_permission(template) -> None:
+    user = get_user_model().objects.create_user("viewer", password="pw-12345-x")
+    user.user_permissions.add(Permission.objects.get(codename="view_jobtemplate"))
+    client = APIClient()
+    client.force_authenticate(user)
+    url = f"/api/job-templates/{template.pk}/launch/"
+    assert client.post(url, {"variables": {"Version": "1"}}, format="json").status_code == 403
+    user.user_permissions.add(Permission.objects.get(codename="run_jobtemplate"))
+    client.force_authenticate(get_user_model().objects.get(pk=user.pk))  # fresh permission cache
+    assert client.post(url, {"variables": {"Version": "1"}}, format="json").status_code == 201
+
+
+def test_api_job_template_prompts_are_validated(admin, template) -> None:
+    response = admin.patch(f"/api/job-templates/{template.pk}/", {"prompts": [{"name": "A"}, {"name": "a"}]}, format="json")  # fmt: skip
+    assert response.status_code == 400 and "no name is used twice" in str(response.json())
+    response = admin.patch(f"/api/job-templates/{template.pk}/", {"prompts": [{"name": "A", "colour": 1}]}, format="json")  # fmt: skip
+    assert response.status_code == 400 and "colour" in str(response.json())
+
+
+def test_api_cancel_needs_the_cancel_permission_not_add(admin) -> None:
+    pending = admin.post("/api/executions/", {"script": "Log-Information x;"}, format="json").json()
+    user = get_user_model().objects.create_user("operator", password="pw-12345-x")
+    user.user_permissions.add(Permission.objects.get(codename="view_execution"))
+    client = APIClient()
+    client.force_authenticate(user)
+    url = f"/api/executions/{pending['id']}/cancel/"
+    assert client.post(url).status_code == 403
+    user.user_permissions.add(Permission.objects.get(codename="cancel_execution"))
+    client.force_authenticate(get_user_model().objects.get(pk=user.pk))
+    assert client.post(url).status_code == 202

@@ -73,3 +73,22 @@ def test_raft_item_run_starts_an_execution_and_opens_it(admin_client, item) -> N
         ["web1"],
         1,
     )
+
+
+def test_admin_runs_job_templates_and_says_which_need_values(admin_client, item) -> None:
+    from otterweb.executions.models import JobTemplate
+
+    ready = JobTemplate.objects.create(name="Ready", raft_item=item, prompts=[{"name": "A", "default": "1"}])  # fmt: skip
+    asking = JobTemplate.objects.create(
+        name="Asking", raft_item=item, prompts=[{"name": "Version"}]
+    )
+    response = admin_client.post(
+        reverse("admin:executions_jobtemplate_changelist"),
+        {"action": "launch", "_selected_action": [ready.pk, asking.pk]},
+        follow=True,
+    )
+    text = response.content.decode()
+    execution = Execution.objects.get()
+    assert execution.job.template == ready and execution.job.variables == {"A": "1"}
+    assert f"Ready: execution {execution.pk} started." in text
+    assert "Asking: the template Asking needs a value for Version" in text
