@@ -14,7 +14,18 @@ class ModelPermissions(DjangoModelPermissions):
 
 
 class ViewPermissions(ModelPermissions):
-    """For actions that change nothing of the model itself (run a template, cancel an
-    execution): viewing it is enough here; the action checks its own permission."""
+    """Viewing the model is enough (used under ``view_and``)."""
 
     perms_map = {method: ModelPermissions.perms_map["GET"] for method in ModelPermissions.perms_map}
+
+
+def view_and(permission: str, message: str) -> type[ViewPermissions]:
+    """For an action that changes nothing of the model itself (run a template, cancel an
+    execution): viewing the model, and ``permission``; without them, 403 with ``message``."""
+
+    class ViewAnd(ViewPermissions):
+        def has_permission(self, request, view) -> bool:
+            self.message = message
+            return super().has_permission(request, view) and request.user.has_perm(permission)
+
+    return ViewAnd

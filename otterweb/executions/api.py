@@ -7,12 +7,15 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from otterweb.api.permissions import ViewPermissions
+from otterweb.api.permissions import view_and
 from otterweb.executions import services
 from otterweb.executions.events import LEVEL_NAMES
 from otterweb.executions.models import Execution, Job, JobTemplate, LogEntry, Mode
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.rafts.models import RaftItem
+
+RUN_TEMPLATES = view_and("executions.run_jobtemplate", "You may not run job templates.")
+CANCEL_EXECUTIONS = view_and("executions.cancel_execution", "You may not cancel executions.")
 
 
 class JobTemplateSerializer(serializers.ModelSerializer):
@@ -126,11 +129,9 @@ class JobTemplateViewSet(viewsets.ModelViewSet):
     serializer_class = JobTemplateSerializer
 
     @extend_schema(request=LaunchSerializer, responses={201: ExecutionSerializer})
-    @action(detail=True, methods=["post"], permission_classes=[ViewPermissions])
+    @action(detail=True, methods=["post"], permission_classes=[RUN_TEMPLATES])
     def launch(self, request, pk=None):
         """Run the template: its raft item on its targets, with values for its prompts."""
-        if not request.user.has_perm("executions.run_jobtemplate"):
-            self.permission_denied(request, message="You may not run job templates.")
         template = self.get_object()
         form = LaunchSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -185,11 +186,9 @@ class ExecutionViewSet(
         return Response(LogEntrySerializer(entries, many=True).data)
 
     @extend_schema(request=None, responses={202: ExecutionSerializer})
-    @action(detail=True, methods=["post"], permission_classes=[ViewPermissions])
+    @action(detail=True, methods=["post"], permission_classes=[CANCEL_EXECUTIONS])
     def cancel(self, request, pk=None):
         """Stop the execution on whichever worker runs it."""
-        if not request.user.has_perm("executions.cancel_execution"):
-            self.permission_denied(request, message="You may not cancel executions.")
         execution = self.get_object()
         services.request_cancel(execution=execution)
         execution.refresh_from_db()

@@ -346,7 +346,9 @@ def test_api_cancel_needs_the_cancel_permission_not_add(admin) -> None:
     client = APIClient()
     client.force_authenticate(user)
     url = f"/api/executions/{pending['id']}/cancel/"
-    assert client.post(url).status_code == 403
+    refused = client.post(url)
+    assert refused.status_code == 403
+    assert refused.json()["detail"] == "You may not cancel executions."
     user.user_permissions.add(Permission.objects.get(codename="cancel_execution"))
     client.force_authenticate(get_user_model().objects.get(pk=user.pk))
     assert client.post(url).status_code == 202
