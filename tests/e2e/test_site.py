@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import time
 from datetime import datetime
 
 import pytest
@@ -147,3 +149,27 @@ def test_e2e_distributed_global_lock_holds_across_workers(tmp_path) -> None:
             stop(process)
         log.close()
         site.close()
+
+
+def test_e2e_cancel_reaches_the_worker_and_kills_its_processes(site) -> None:
+    """Cancel through the API stops the run on whichever worker has it (the serving process, or a
+    Celery worker) and kills the process it started."""
+    marker = f"{time.time():.6f}"  # a sleep of this many seconds: found again with pgrep
+    execution = site.api(
+        "POST", "/api/executions/", {"script": f"Log-Information started;\nSHExec sleep {marker};"}
+    )
+    detail = site.wait_for(
+        execution["id"], lambda d: d["run_state"] == "executing" and d["last_seq"] >= 1
+    )
+    for _ in range(100):
+        if subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True).returncode == 0:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the script's process never started")
+    cancelled_at = time.monotonic()
+    site.api("POST", f"/api/executions/{execution['id']}/cancel/")
+    detail = site.wait_for(execution["id"], lambda d: d["run_state"] == "completed")
+    assert (detail["run_state"], detail["status"]) == ("completed", "error")
+    assert time.monotonic() - cancelled_at < 15
+    assert subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True).returncode == 1
