@@ -92,3 +92,55 @@ def test_admin_runs_job_templates_and_says_which_need_values(admin_client, item)
     assert execution.job.template == ready and execution.job.variables == {"A": "1"}
     assert f"Ready: execution {execution.pk} started." in text
     assert "Asking: the template Asking needs a value for Version" in text
+
+
+def test_execution_list_filters_by_state_status_and_name(admin_client) -> None:
+    create_job(script="Log-Information x;", name="nightly backup")
+    deploy = create_job(script="Log-Information x;", name="deploy web")
+    deploy.start(worker="w")
+    deploy.finish(status=Execution.Status.ERROR, drift=[])
+    url = reverse("execution-list")
+
+    def listed(**query) -> set[str]:
+        page = admin_client.get(url, query).content.decode()
+        return {name for name in ("nightly backup", "deploy web") if name in page}
+
+    assert listed() == {"nightly backup", "deploy web"}
+    assert listed(run_state="pending") == {"nightly backup"}
+    assert listed(status="error") == {"deploy web"}
+    assert listed(q="NIGHT") == {"nightly backup"}
+    assert "No execution matches." in admin_client.get(url, {"q": "nothing"}).content.decode()
+
+
+def test_execution_page_cancels_and_shows_drift(admin_client) -> None:
+    execution = create_job(script="Log-Information x;", name="nightly")
+    detail = reverse("execution-detail", args=[execution.pk])
+    assert 'id="cancel"' in admin_client.get(detail).content.decode()
+    response = admin_client.post(reverse("execution-cancel", args=[execution.pk]), follow=True)
+    execution.refresh_from_db()
+    assert (execution.run_state, execution.status) == ("completed", "error")
+    page = response.content.decode()
+    assert "Asked the worker to stop the execution." in page and 'id="cancel"' not in page
+    checked = create_job(script="Log-Information x;", name="check", mode="collect")
+    checked.start(worker="w")
+    drift = [{"server": "web1", "operation": "Ensure-File", "line": 3,
+              "differences": [{"property": "Text", "expected": "port=80", "actual": "port=8080"}]}]  # fmt: skip
+    checked.finish(status=Execution.Status.NORMAL, drift=drift)
+    page = admin_client.get(reverse("execution-detail", args=[checked.pk])).content.decode()
+    assert "<h2>Drift</h2>" in page and "port=8080" in page and "Ensure-File" in page
+
+
+def test_execution_cancel_page_needs_the_cancel_permission(client) -> None:
+    from django.contrib.auth.models import Permission
+
+    execution = create_job(script="Log-Information x;")
+    user = get_user_model().objects.create_user("viewer")
+    user.user_permissions.add(Permission.objects.get(codename="view_execution"))
+    client.force_login(user)
+    assert (
+        'id="cancel"'
+        not in client.get(reverse("execution-detail", args=[execution.pk])).content.decode()
+    )
+    assert client.post(reverse("execution-cancel", args=[execution.pk])).status_code == 403
+    execution.refresh_from_db()
+    assert execution.run_state == "pending"
