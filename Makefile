@@ -32,6 +32,8 @@ services:
 
 test: setup lint services
 	$(VENV)/bin/pytest
+	@echo "The web tests again, on PostgreSQL:"
+	env $$(scripts/services env | grep DATABASE_URL) $(VENV)/bin/pytest tests/web
 
 bench: setup services
 	$(PY) bench/parse.py

@@ -12,8 +12,12 @@ class ExecutionsConfig(AppConfig):
 
 
 def distributed_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    return distributed_problems(settings.REDIS_URL, settings.DATABASES["default"]["ENGINE"])
+
+
+def distributed_problems(redis_url: str, database_engine: str) -> list[checks.CheckMessage]:
     """Celery workers on other machines cannot share the embedded SQLite file."""
-    if settings.REDIS_URL and settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    if redis_url and database_engine.endswith("sqlite3"):
         return [
             checks.Warning(
                 "OTTERWEB_REDIS_URL is set but OTTERWEB_DATABASE_URL is not: Celery workers will "

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from django.db import close_old_connections, connection, transaction
+from django.db import connection, transaction
 
 from engine.interpreter.logs import LogRecord, LogScope
 from otterweb.executions.models import Execution, LogEntry
@@ -24,6 +24,10 @@ CATCH_UP_ROWS = 500
 # Past this many unstored records the run waits for storage (DjangoHost.pace). It bounds how far
 # the log trails the run: at 20,000 lines/s, 500 records are 25 ms (bench/logs.py).
 MAX_PENDING = 500
+
+
+def _close_connection() -> None:
+    connection.close()  # this thread's connection: `connection` is looked up where it is called
 
 
 def _time(seconds: float) -> datetime:
@@ -83,7 +87,7 @@ class DatabaseLogSink:
             self._wake.clear()
             await self.flush()
         await self.flush()
-        await self.database(close_old_connections)
+        await self.database(_close_connection)  # the thread ends: its connection goes with it
         self._database.shutdown(wait=False)
 
     def close(self) -> None:

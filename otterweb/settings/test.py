@@ -6,12 +6,18 @@ DEBUG = False
 SECRET_KEY = "otterweb-test-key"
 # A file, not memory: executions run their database work on other threads, and an in-memory
 # database shared between threads fails at once on a lock instead of waiting.
-DATABASES = {
-    "default": {
-        **DATABASES["default"],  # noqa: F405
-        "TEST": {"NAME": str(DATA_DIR / "test.sqlite3")},  # noqa: F405
+# With OTTERWEB_DATABASE_URL (`make test` sets it for a second run of tests/web), PostgreSQL: Django
+# makes a test database beside the named one.
+if DATABASE_URL:  # noqa: F405
+    # threads of the tests end with the test: their connections must not outlive it
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
+else:
+    DATABASES = {
+        "default": {
+            **DATABASES["default"],  # noqa: F405
+            "TEST": {"NAME": str(DATA_DIR / "test.sqlite3")},  # noqa: F405
+        }
     }
-}
 DATA_DIR.mkdir(parents=True, exist_ok=True)  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LOGGING = {"version": 1, "disable_existing_loggers": False}

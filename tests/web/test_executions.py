@@ -163,10 +163,11 @@ def test_reaper_closes_executions_whose_worker_stopped_and_keeps_their_lines(ser
     assert Execution.objects.get(pk=fresh.pk).run_state == "executing"
 
 
-def test_distributed_settings_check_warns_about_redis_without_postgresql(settings) -> None:
-    from otterweb.executions.apps import distributed_settings
+def test_distributed_settings_check_warns_about_redis_without_postgresql() -> None:
+    from otterweb.executions.apps import distributed_problems
 
-    assert distributed_settings() == []
-    settings.REDIS_URL = "redis://127.0.0.1:6379/0"
-    [warning] = distributed_settings()
+    sqlite, postgresql = "django.db.backends.sqlite3", "django.db.backends.postgresql"
+    assert distributed_problems("", sqlite) == []
+    assert distributed_problems("redis://127.0.0.1:6379/0", postgresql) == []
+    [warning] = distributed_problems("redis://127.0.0.1:6379/0", sqlite)
     assert warning.id == "otterweb.W001" and "OTTERWEB_DATABASE_URL" in warning.msg

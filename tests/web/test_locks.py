@@ -10,9 +10,10 @@ import uuid
 
 import pytest
 
+from otterweb.executions import dispatch
 from otterweb.executions.locks import RedisLocks, take
 from otterweb.executions.models import Execution, GlobalLock, LogEntry
-from otterweb.executions.services import create_job, reap_lost_executions, run_execution
+from otterweb.executions.services import create_job, reap_lost_executions
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -26,10 +27,7 @@ def test_database_locks_serialize_executions_on_two_workers() -> None:
     second = create_job(
         script="with lock=!DEPLOY { Log-Information start; Sleep 1; Log-Information end; }"
     )
-    workers = [
-        threading.Thread(target=run_execution, args=(e.pk,), kwargs={"worker": f"w{e.pk}"})
-        for e in (first, second)
-    ]
+    workers = [threading.Thread(target=dispatch.run, args=(e.pk,)) for e in (first, second)]
     began = time.monotonic()
     for worker in workers:
         worker.start()
