@@ -126,9 +126,7 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
         message the layer dropped) is filled from the database first; seqs already sent are
         dropped."""
         if event.get("scope"):
-            scopes = event["scope"]["scopes"]
-            self.scopes_sent = max(self.scopes_sent, max(s["scope_id"] for s in scopes))
-            await self.send_json(event["scope"])
+            await self.send_batch_scopes(event["scope"])
         for frame in event["frames"]:
             if frame["first"] > self.sent + 1:
                 await self.catch_up(frame["first"] - 1)
@@ -140,6 +138,21 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
             else:  # overlaps what a catch-up already sent
                 entries = json.loads(frame["text"])["entries"]
                 await self.send_wire_entries([e for e in entries if e["seq"] > self.sent])
+
+    async def send_batch_scopes(self, message: dict) -> None:
+        """The scopes a batch opened or closed. Scope ids are given out in order and each batch
+        has every scope opened since the one before, so new ids that do not follow the last one
+        sent mean a dropped message: the scopes between come from the database first. Every
+        scope up to ``scopes_sent`` has then been sent."""
+        opened = [s["scope_id"] for s in message["scopes"] if s["scope_id"] > self.scopes_sent]
+        if opened and min(opened) > self.scopes_sent + 1:
+            await self.send_scopes(
+                await database_sync_to_async(self._scopes_between)(
+                    self.scopes_sent, min(opened) - 1
+                )
+            )
+        self.scopes_sent = max([self.scopes_sent, *opened])
+        await self.send_json(message)
 
     async def execution_status(self, event: dict) -> None:
         await self.send_json(event["message"])

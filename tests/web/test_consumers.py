@@ -136,6 +136,44 @@ async def test_consumer_sends_a_scope_before_refilled_lines_of_it(viewer) -> Non
     await connection.disconnect()
 
 
+async def test_consumer_sends_scopes_of_a_dropped_message_before_newer_ones(viewer) -> None:
+    """The batch that opened scopes 1 and 2 was dropped; the next one opens scope 3. The client
+    gets 1 and 2 from the database first, then 3, then the lines (refilled ones included)."""
+    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    connection = communicator(execution.pk, viewer)
+    await connection.connect()
+    await connection.receive_json_from()  # status
+
+    def stored():
+        now = timezone.now()
+        scopes = [LogScope.objects.create(execution=execution, scope_id=i, parent_id=None if i == 1 else 1,
+                                          name=f"scope {i}", started=now) for i in (1, 2, 3)]  # fmt: skip
+        entries = [
+            LogEntry.objects.create(
+                execution=execution,
+                seq=seq,
+                scope_id=scope,
+                level=10,
+                message=f"line {seq}",
+                time=now,
+            )
+            for seq, scope in ((1, 2), (2, 3))
+        ]
+        return scopes, entries
+
+    scopes, entries = await sync_to_async(stored)()
+    await publish.publish_batch(execution.pk, entries[1:], scopes[2:])
+    first = await connection.receive_json_from()
+    second = await connection.receive_json_from()
+    assert [s["scope_id"] for s in first["scopes"]] == [1, 2]
+    assert [s["scope_id"] for s in second["scopes"]] == [3]
+    received = []
+    while len(received) < 2:
+        received += [e["seq"] for e in (await connection.receive_json_from())["entries"]]
+    assert received == [1, 2]
+    await connection.disconnect()
+
+
 async def test_consumer_refills_a_gap_from_the_database(viewer) -> None:
     execution = await sync_to_async(create_job)(script="Log-Information x;")
     connection = communicator(execution.pk, viewer)
