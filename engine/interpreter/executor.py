@@ -209,11 +209,15 @@ class Execution:
         self._steps = 0
         self._task: asyncio.Task[Any] | None = None
         self._cancelled = False
+        self._cancel_reason = "The execution was cancelled."
         self._started = 0.0
 
     # ---- public
 
-    def cancel(self) -> None:
+    def cancel(self, reason: str = "The execution was cancelled.") -> None:
+        """Stop the run: its processes are killed, and it ends with status error and ``reason``
+        as its last log line."""
+        self._cancel_reason = reason
         self._cancelled = True
         if self._task is not None and not self._task.done():
             self._task.cancel()
@@ -250,7 +254,7 @@ class Execution:
             self._cancelled = True
             await self._stop_children(self.main)
             self.main.status = Status.ERROR
-            error = "The execution was cancelled."
+            error = self._cancel_reason
             self.log(Level.ERROR, error, None, None)
         except ExecutionError as failure:  # fatal ones included
             self.main.status = Status.ERROR

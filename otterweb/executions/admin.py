@@ -21,7 +21,7 @@ class JobTemplateAdmin(admin.ModelAdmin):
             return
         for template in queryset:
             try:
-                execution = services.launch_template(template, requested_by=request.user)
+                execution = services.launch_template(template=template, requested_by=request.user)
             except ValidationError as error:
                 self.message_user(
                     request, f"{template}: {' '.join(error.messages)}", messages.ERROR

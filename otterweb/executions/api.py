@@ -136,7 +136,7 @@ class JobTemplateViewSet(viewsets.ModelViewSet):
         form = LaunchSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         execution = services.launch_template(
-            template, requested_by=request.user, **form.validated_data
+            template=template, requested_by=request.user, **form.validated_data
         )
         return Response(ExecutionSerializer(execution).data, status=status.HTTP_201_CREATED)
 

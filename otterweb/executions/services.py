@@ -7,6 +7,7 @@ import asyncio
 import logging
 import os
 import tempfile
+import time
 from datetime import timedelta
 from functools import partial
 
@@ -67,8 +68,8 @@ def create_job(
 
 
 def launch_template(
-    template: JobTemplate,
     *,
+    template: JobTemplate,
     requested_by=None,
     variables: dict | None = None,
     mode: str | None = None,
@@ -183,17 +184,29 @@ async def _run(execution_id: int, engine: EngineExecution, sink: DatabaseLogSink
 
 
 async def _watch(execution_id: int, engine: EngineExecution, sink: DatabaseLogSink) -> None:
-    """Beat the heart every few seconds, and pass on a cancel request."""
-    beats = 0.0
+    """Beat the heart every few seconds, pass on a cancel request, and stop a run that outlasts
+    the time limit."""
     every = settings.OTTERWEB_HEARTBEAT_SECONDS
+    limit = settings.OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS
+    started = last_beat = time.monotonic()
     while True:
         await asyncio.sleep(min(CANCEL_POLL_SECONDS, every))
-        beats += min(CANCEL_POLL_SECONDS, every)
         if await sink.database(_should_stop, execution_id):
             engine.cancel()
             return
-        if beats >= every:
-            beats = 0.0
+        now = time.monotonic()
+        if limit and now - started > limit:
+            logger.warning(
+                "execution=%s limit=%g message='ran longer than its time limit: stopped'",
+                execution_id,
+                limit,
+            )
+            engine.cancel(
+                f"The execution ran longer than its time limit ({limit:g} seconds) and was stopped."
+            )
+            return
+        if now - last_beat >= every:
+            last_beat = now
             await sink.database(_beat, execution_id)
 
 

@@ -137,6 +137,11 @@ OTTERWEB_HEARTBEAT_SECONDS = float(os.environ.get("OTTERWEB_HEARTBEAT_SECONDS", 
 OTTERWEB_LOST_AFTER_SECONDS = float(os.environ.get("OTTERWEB_LOST_AFTER_SECONDS", "30"))
 OTTERWEB_HOUSEKEEPING_SECONDS = float(os.environ.get("OTTERWEB_HOUSEKEEPING_SECONDS", "10"))
 OTTERWEB_WORKERS = int(os.environ.get("OTTERWEB_WORKERS", "4"))
+# A run still going after this long is stopped (its processes killed), whichever worker has it;
+# 0: no limit. A day by default: a run that long is almost always stuck.
+OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS = float(
+    os.environ.get("OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS", "86400")
+)
 
 # ... and Redis, for the channel layer, Celery's broker and global locks (`lock=!token`).
 REDIS_URL = os.environ.get("OTTERWEB_REDIS_URL", "")

@@ -132,6 +132,18 @@ def test_cancel_stops_a_running_execution_and_kills_its_process(servers) -> None
     assert "never" not in [e.message for e in entries(execution)]
 
 
+def test_run_execution_stops_a_run_past_its_time_limit(servers, settings) -> None:
+    settings.OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS = 1.5
+    execution = create_job(script="Exec sleep 30;\nLog-Information never;")
+    start = time.monotonic()
+    run_execution(execution.pk, worker="test")
+    assert time.monotonic() - start < 6
+    execution.refresh_from_db()
+    assert (execution.run_state, execution.status) == ("completed", "error")
+    reason = "The execution ran longer than its time limit (1.5 seconds) and was stopped."
+    assert execution.error == reason and entries(execution)[-1].message == reason
+
+
 def test_cancel_of_a_pending_execution_closes_it_at_once(servers) -> None:
     execution = create_job(script="Log-Information x;")
     request_cancel(execution=execution)
