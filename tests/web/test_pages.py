@@ -26,6 +26,7 @@ def test_pages_require_login(client, item) -> None:
         reverse("execution-list"),
         reverse("raft-list"),
         reverse("raft-item", args=["main", "deploy"]),
+        reverse("template-list"),
     ):
         assert client.get(url).status_code == 302
 
@@ -144,3 +145,44 @@ def test_execution_cancel_page_needs_the_cancel_permission(client) -> None:
     assert client.post(reverse("execution-cancel", args=[execution.pk])).status_code == 403
     execution.refresh_from_db()
     assert execution.run_state == "pending"
+
+
+@pytest.fixture
+def deploy_template(item):
+    from otterweb.executions.models import JobTemplate
+
+    server = Server.objects.create(name="web1")
+    template = JobTemplate.objects.create(
+        name="Deploy", raft_item=item, targeting="servers", mode="collect",
+        prompts=[{"name": "Version", "description": "the build"}, {"name": "Channel", "default": "stable"}],
+    )  # fmt: skip
+    template.servers.add(server)
+    return template
+
+
+def test_template_pages_list_and_run_with_prompts(admin_client, deploy_template) -> None:
+    listing = admin_client.get(reverse("template-list")).content.decode()
+    assert "Deploy" in listing and "web1" in listing and "Version, Channel" in listing
+    url = reverse("template-launch", args=[deploy_template.pk])
+    form = admin_client.get(url).content.decode()
+    assert 'value="stable"' in form and "the build" in form
+    missing = admin_client.post(url, {"prompt_0": "", "prompt_1": "stable", "mode": "collect"})
+    assert missing.status_code == 200 and "This field is required." in missing.content.decode()
+    response = admin_client.post(url, {"prompt_0": "1.4", "prompt_1": "beta", "mode": "execute", "simulate": "on"})  # fmt: skip
+    execution = Execution.objects.get()
+    assert response.url == reverse("execution-detail", args=[execution.pk])
+    job = execution.job
+    assert (job.template, job.targets, job.variables) == (deploy_template, ["web1"], {"Version": "1.4", "Channel": "beta"})  # fmt: skip
+    assert (execution.mode, execution.simulate) == ("execute", True)
+
+
+def test_template_run_needs_the_run_permission(client, deploy_template) -> None:
+    from django.contrib.auth.models import Permission
+
+    user = get_user_model().objects.create_user("viewer")
+    user.user_permissions.add(Permission.objects.get(codename="view_jobtemplate"))
+    client.force_login(user)
+    url = reverse("template-launch", args=[deploy_template.pk])
+    assert "You may not run job templates." in client.get(url).content.decode()
+    assert client.post(url, {"prompt_0": "1", "mode": "execute"}).status_code == 403
+    assert not Execution.objects.exists()
