@@ -10,6 +10,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from otterweb.executions import dispatch
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.executions.services import (
     create_job,
@@ -115,7 +116,7 @@ def test_run_execution_stores_drift(servers, tmp_path) -> None:
 
 def test_cancel_stops_a_running_execution_and_kills_its_process(servers) -> None:
     execution = create_job(script="Exec sleep 30;\nLog-Information never;")
-    worker = threading.Thread(target=run_execution, args=(execution.pk,), kwargs={"worker": "test"})
+    worker = threading.Thread(target=dispatch.run, args=(execution.pk,))  # as a worker thread does
     worker.start()
     for _ in range(100):
         execution.refresh_from_db()
