@@ -97,14 +97,25 @@ def launch_template(
             f"the template {template.name} needs a value for {', '.join(missing)}"
         )
     targeting = JobTemplate.Targeting
+    servers, roles, environments = [], [], []
+    if template.targeting == targeting.SERVERS:
+        servers = [server.name for server in template.servers.all()]
+    elif template.targeting == targeting.ROLES:
+        roles = [role.name for role in template.roles.all()]
+        environments = [environment.name for environment in template.environments.all()]
+    if template.targeting != targeting.NONE and not (servers or roles):
+        # never run on the local server instead of the targets someone forgot to choose
+        raise ValidationError(
+            f"the template {template.name} targets {template.targeting} but names none"
+        )
     return create_job(
         requested_by=requested_by,
         raft_item=template.raft_item,
         name=template.name,
         template=template,
-        servers=[s.name for s in template.servers.all()] if template.targeting == targeting.SERVERS else [],
-        roles=[r.name for r in template.roles.all()] if template.targeting == targeting.ROLES else [],
-        environments=[e.name for e in template.environments.all()] if template.targeting == targeting.ROLES else [],
+        servers=servers,
+        roles=roles,
+        environments=environments,
         mode=mode or template.mode,
         simulate=template.simulate if simulate is None else simulate,
         variables=values,

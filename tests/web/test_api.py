@@ -317,6 +317,12 @@ def test_api_job_template_launch_refuses_missing_and_unknown_variables(admin, te
     assert "needs a value for Version" in missing.json()["detail"]
     unknown = admin.post(f"/api/job-templates/{template.pk}/launch/", {"variables": {"Version": "1", "Colour": "red"}}, format="json")  # fmt: skip
     assert unknown.status_code == 400 and "does not ask for Colour" in unknown.json()["detail"]
+    template.roles.clear()
+    no_targets = admin.post(f"/api/job-templates/{template.pk}/launch/", {"variables": {"Version": "1"}}, format="json")  # fmt: skip
+    assert (
+        no_targets.status_code == 400
+        and "targets roles but names none" in no_targets.json()["detail"]
+    )
     assert not Execution.objects.exists()
 
 
