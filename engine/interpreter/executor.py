@@ -165,6 +165,9 @@ class Context:
     globals: Scope = field(default_factory=Scope)
 
 
+LOCK_WAIT_NOTICE_SECONDS = 2.0  # a block waiting this long for its lock logs that it waits
+
+
 # ---- the execution ------------------------------------------------------------------------------
 
 
@@ -670,12 +673,20 @@ class Execution:
             return
         token = directives["lock"] or ""
         if token.startswith("!"):
-            async with self.host.locks.hold(token[1:]):
+            lock = self.host.locks.hold(token[1:])  # held across every execution
+        else:
+            lock = self.locks.setdefault(token.casefold(), asyncio.Lock())
+        # a block that waits long for its lock says so, or the run looks stuck
+        notice = asyncio.get_running_loop().call_later(
+            LOCK_WAIT_NOTICE_SECONDS, self.log, Level.INFORMATION,
+            f"Waiting for the lock {token}: another block holds it.", context, _line(statement),
+        )  # fmt: skip
+        try:
+            async with lock:
+                notice.cancel()
                 await self.body(statement.body, scope, context)
-            return
-        lock = self.locks.setdefault(token.casefold(), asyncio.Lock())
-        async with lock:
-            await self.body(statement.body, scope, context)
+        finally:
+            notice.cancel()
 
     async def run_child(self, body: Awaitable[None], context: Context, strand: Strand) -> None:
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -31,15 +32,17 @@ class Credential:
 
 class LockProvider:
     """Locks shared by every execution (``lock=!token``). This default covers the executions of one
-    event loop; the web application supplies one backed by its database or Redis."""
+    event loop (each loop has its own locks); the web application supplies one backed by its
+    database or Redis."""
 
     def __init__(self) -> None:
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]]
+        self._locks = weakref.WeakKeyDictionary()
 
     @asynccontextmanager
     async def hold(self, token: str) -> AsyncIterator[None]:
-        lock = self._locks.setdefault(token.casefold(), asyncio.Lock())
-        async with lock:
+        locks = self._locks.setdefault(asyncio.get_running_loop(), {})
+        async with locks.setdefault(token.casefold(), asyncio.Lock()):
             yield
 
 

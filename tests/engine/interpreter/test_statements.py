@@ -343,6 +343,17 @@ async def test_lock_serializes_blocks_within_the_execution(run) -> None:
     assert order[:2] == [f"{first} start", f"{first} end"]
 
 
+async def test_lock_a_block_that_waits_long_says_so(run, monkeypatch) -> None:
+    from engine.interpreter import executor
+
+    monkeypatch.setattr(executor, "LOCK_WAIT_NOTICE_SECONDS", 0.3)
+    ran = await run(
+        "with async { with lock=!Deploy { Sleep 1; } }\n"
+        "with async { with lock=!Deploy { Log-Information second; } }\nawait;"
+    )
+    assert ran.info == ["Waiting for the lock !Deploy: another block holds it.", "second"]
+
+
 async def test_lock_global_serializes_across_executions(host) -> None:
     script = parse("with lock=!Deploy { Log-Information start; Sleep 1; Log-Information end; }")
     sinks = [ListSink(), ListSink()]
