@@ -66,6 +66,16 @@ def dispatch(execution_id: int) -> None:
     _pool.submit(run, execution_id)
 
 
+def stop_workers() -> None:
+    """The serving process is stopping: cancel what its worker threads run (they end within
+    seconds, their logs stored) and wait for them, instead of for the end of every run."""
+    from otterweb.executions.services import stop_running_here
+
+    stop_running_here("The server was stopped while the execution ran: it was cancelled.")
+    if _pool is not None:
+        _pool.shutdown(wait=True, cancel_futures=True)
+
+
 def dispatch_pending() -> list[int]:
     """Dispatch executions still pending a while after they were made (made by another process,
     lost in transit, or left by a restart). Running one twice is impossible: run_execution claims

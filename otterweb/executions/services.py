@@ -7,6 +7,7 @@ import asyncio
 import logging
 import os
 import tempfile
+import threading
 import time
 from datetime import timedelta
 from functools import partial
@@ -183,15 +184,36 @@ def run_execution(execution_id: int, *, worker: str) -> None:
     )
 
 
+# The executions this process runs now, with their event loops: stop_running_here reaches them.
+_running: dict[int, tuple[asyncio.AbstractEventLoop, EngineExecution]] = {}
+_running_lock = threading.Lock()
+
+
 async def _run(execution_id: int, engine: EngineExecution, sink: DatabaseLogSink):
     storing = asyncio.create_task(sink.run())
     watching = asyncio.create_task(_watch(execution_id, engine, sink))
+    with _running_lock:
+        _running[execution_id] = (asyncio.get_running_loop(), engine)
     try:
         return await engine.run()
     finally:
+        with _running_lock:
+            del _running[execution_id]
         watching.cancel()
         sink.close()
         await storing
+
+
+def stop_running_here(reason: str) -> list[int]:
+    """Cancel every execution this process runs (the server is stopping): each ends at once
+    with status error, ``reason`` as its last log line, and its processes killed."""
+    with _running_lock:
+        running = dict(_running)
+    for loop, engine in running.values():
+        loop.call_soon_threadsafe(engine.cancel, reason)
+    for execution_id in running:
+        logger.warning("execution=%s message='cancelled: %s'", execution_id, reason)
+    return list(running)
 
 
 async def _watch(execution_id: int, engine: EngineExecution, sink: DatabaseLogSink) -> None:

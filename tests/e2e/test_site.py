@@ -173,3 +173,27 @@ def test_e2e_cancel_reaches_the_worker_and_kills_its_processes(site) -> None:
     assert (detail["run_state"], detail["status"]) == ("completed", "error")
     assert time.monotonic() - cancelled_at < 15
     assert subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True).returncode == 1
+
+
+def test_e2e_stopping_serve_cancels_its_runs_and_stores_why(tmp_path) -> None:
+    """SIGTERM to `manage.py serve` mid-run: it stops within seconds, not at the end of the run,
+    and the execution is closed with the reason as its last line."""
+    site = Site(tmp_path)
+    server = site.serve()
+    execution = site.api("POST", "/api/executions/", {"script": "Log-Information started;\nSHExec sleep 120;"})  # fmt: skip
+    site.wait_for(execution["id"], lambda d: d["run_state"] == "executing" and d["last_seq"] >= 1)
+    time.sleep(0.5)  # the process is running
+    stopping = time.monotonic()
+    stop(server)
+    assert time.monotonic() - stopping < 10
+    server = site.serve()
+    try:
+        detail = site.api("GET", f"/api/executions/{execution['id']}/")
+        assert (detail["run_state"], detail["status"]) == ("completed", "error")
+        logs = site.api("GET", f"/api/executions/{execution['id']}/logs/")
+        assert (
+            logs[-1]["message"]
+            == "The server was stopped while the execution ran: it was cancelled."
+        )
+    finally:
+        stop(server)

@@ -54,6 +54,7 @@ class Command(BaseCommand):
             server.run()
         finally:
             stop.set()
+            dispatch.stop_workers()
 
 
 def _first_admin(out) -> None:
