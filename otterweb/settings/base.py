@@ -184,6 +184,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_POOL = "threads"
 CELERY_WORKER_CONCURRENCY = OTTERWEB_WORKERS
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Redis hands an unacknowledged task to another worker after this long. A run may last up to its
+# time limit; a copy delivered while it runs would only find it claimed, but is not sent at all.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": max(OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS, 3600) + 600
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
