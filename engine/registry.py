@@ -21,8 +21,10 @@ SUMMARY_CHARACTERS = 200
 
 
 def brief(text: str) -> str:
-    """``text`` cut to SUMMARY_CHARACTERS for a log scope's title, with an ellipsis when cut."""
-    return text if len(text) <= SUMMARY_CHARACTERS else text[: SUMMARY_CHARACTERS - 1] + "…"
+    """The first line of ``text`` that is not blank, cut to SUMMARY_CHARACTERS with an ellipsis:
+    what a log scope's title shows of an argument (a script, a command line, a path)."""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line if len(line) <= SUMMARY_CHARACTERS else line[: SUMMARY_CHARACTERS - 1] + "…"
 
 
 class Kind(StrEnum):
@@ -156,10 +158,9 @@ class Operation:
         positional = self.spec.positional
         if positional is not None:
             value = getattr(self, positional.attribute)
-            if value not in (None, ""):
-                text = to_text(value) if not isinstance(value, str) else value
-                text = text.splitlines()[0] if text.strip() else text
-                return f"{self.spec.name} {brief(text)}"
+            text = brief(to_text(value)) if value is not None else ""
+            if text:
+                return f"{self.spec.name} {text}"
         return self.spec.name
 
     async def execute(

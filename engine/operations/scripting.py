@@ -48,9 +48,6 @@ class Script(Operation):
     def environment_variables(self) -> dict[str, str] | None:
         return {k: to_text(v) for k, v in (self.environment or {}).items()} or None
 
-    def first_line(self, text: str) -> str:
-        return next((line.strip() for line in text.splitlines() if line.strip()), "")[:70]
-
 
 class ShellScript(Script, OutputLevels):
     async def script_text(self, run) -> str:
@@ -111,9 +108,6 @@ class SHExec(ShellScript):
     async def script_text(self, run) -> str:
         return self.text
 
-    def summary(self) -> str:
-        return f"SHExec {self.first_line(self.text)}"
-
 
 @operation(
     "SHCall",
@@ -149,9 +143,6 @@ class PYExec(Script):
     python = param(
         "PythonPath", default="python3", description="The Python interpreter on the server."
     )
-
-    def summary(self) -> str:
-        return f"PYExec {self.first_line(self.script)}"
 
     async def execute(self, run) -> None:
         prelude = "".join(f"{name} = {value!r}\n" for name, value in (self.variables or {}).items())

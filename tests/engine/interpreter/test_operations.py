@@ -258,3 +258,8 @@ async def test_operation_summary_cuts_long_arguments_with_an_ellipsis(run) -> No
     summary = long.removeprefix("Simulation: would execute ").removesuffix(" on localhost.")
     assert summary == "Exec " + f"touch {path}"[: SUMMARY_CHARACTERS - 1] + "…"
     assert short == "Simulation: would execute Exec touch /tmp/short on localhost."
+
+
+async def test_operation_summary_of_a_script_is_its_first_line_that_is_not_blank(run) -> None:
+    ran = await run("SHExec >>\n\n   echo one\necho two>>;", simulate=True)
+    assert ran.info == ["Simulation: would execute SHExec echo one on localhost."]
