@@ -48,16 +48,7 @@ class ExecutionInline(admin.TabularInline):
 class JobAdmin(admin.ModelAdmin):
     list_display = ["name", "template", "requested_by", "created"]
     search_fields = ["name", "script"]
-    readonly_fields = [
-        "template",
-        "name",
-        "requested_by",
-        "script",
-        "script_version",
-        "targets",
-        "variables",
-        "created",
-    ]
+    readonly_fields = [f.name for f in Job._meta.fields if f.name != "id"]  # a job is a record
     inlines = [ExecutionInline]
 
     def has_add_permission(self, request) -> bool:
