@@ -1,6 +1,7 @@
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
+from otterweb.admin import RecordInline
 from otterweb.executions import services
 from otterweb.executions.models import Execution, GlobalLock, Job, JobTemplate, LogEntry
 
@@ -32,16 +33,10 @@ class JobTemplateAdmin(admin.ModelAdmin):
             )
 
 
-class ExecutionInline(admin.TabularInline):
+class ExecutionInline(RecordInline):
     model = Execution
     fields = ["run_state", "status", "mode", "simulate", "started", "ended"]
-    readonly_fields = fields
-    can_delete = False
-    extra = 0
     show_change_link = True
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Job)
@@ -55,15 +50,9 @@ class JobAdmin(admin.ModelAdmin):
         return False
 
 
-class LogEntryInline(admin.TabularInline):
+class LogEntryInline(RecordInline):
     model = LogEntry
     fields = ["seq", "level", "message", "line", "time"]
-    readonly_fields = fields
-    can_delete = False
-    extra = 0
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Execution)

@@ -5,6 +5,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from otterweb.admin import RecordInline
 from otterweb.rafts import selectors, services
 from otterweb.rafts.models import Raft, RaftItem, RaftItemVersion
 
@@ -25,16 +26,10 @@ class RaftAdmin(admin.ModelAdmin):
     inlines = [RaftItemInline]
 
 
-class VersionInline(admin.TabularInline):
+class VersionInline(RecordInline):
     model = RaftItemVersion
     fields = ["number", "author", "message", "created", "compare"]
-    readonly_fields = fields
-    can_delete = False
-    extra = 0
     ordering = ["-number"]
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
 
     @admin.display(description="Changes")
     def compare(self, version: RaftItemVersion) -> str:

@@ -186,3 +186,27 @@ def test_template_run_needs_the_run_permission(client, deploy_template) -> None:
     assert "You may not run job templates." in client.get(url).content.decode()
     assert client.post(url, {"prompt_0": "1", "mode": "execute"}).status_code == 403
     assert not Execution.objects.exists()
+
+
+def test_admin_shows_records_inline_read_only(admin_client, item) -> None:
+    from django.utils import timezone
+
+    from otterweb.executions.models import LogEntry
+
+    execution = create_job(script="Log-Information x;", name="nightly")
+    LogEntry.objects.create(
+        execution=execution, seq=1, level=10, message="hello", time=timezone.now()
+    )
+    pages = {
+        ("executions", "status"): reverse("admin:executions_job_change", args=[execution.job.pk]),
+        ("log_entries", "message"): reverse("admin:executions_execution_change", args=[execution.pk]),
+        ("versions", "message"): reverse("admin:rafts_raftitem_change", args=[item.pk]),
+    }  # fmt: skip
+    for (inline, field), url in pages.items():
+        text = admin_client.get(url).content.decode()
+        assert f'name="{inline}-0-id"' in text  # a row is shown
+        assert f'name="{inline}-0-{field}"' not in text  # as text, not as an input
+        assert f'name="{inline}-0-DELETE"' not in text
+        assert f'name="{inline}-INITIAL_FORMS" value="1"' in text.replace(
+            f'id="id_{inline}-INITIAL_FORMS" ', ""
+        )
