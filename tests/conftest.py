@@ -35,10 +35,6 @@ def corpus() -> dict[str, tuple[str, str]]:
 def services() -> dict[str, str]:
     """PostgreSQL and Redis on 127.0.0.1, installed and started by scripts/services (as `make
     test` does). Tests that need them fail, never skip, when they can't be had."""
-    import subprocess
+    from tests.e2e.serving import services
 
-    script = ROOT / "scripts" / "services"
-    started = subprocess.run([script, "start"], capture_output=True, text=True)
-    assert started.returncode == 0, f"scripts/services start failed:\n{started.stderr}"
-    printed = subprocess.run([script, "env"], capture_output=True, text=True, check=True).stdout
-    return dict(line.split("=", 1) for line in printed.splitlines())
+    return services()
