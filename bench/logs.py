@@ -30,7 +30,7 @@ from websockets.asyncio.server import broadcast, serve
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.serving import DistributedSite, Site, free_port, stop  # noqa: E402
+from tests.e2e.serving import Site, free_port, make_site, stop  # noqa: E402
 
 TYPE = re.compile(r'\{"type":\s*"(\w+)"')
 SEQ = re.compile(r'"seq":\s*(\d+)')
@@ -149,15 +149,6 @@ async def otterweb(site: Site, mode: str, lines: int, clients: int) -> tuple[flo
     return summary(f"OtterWeb {mode}, {clients} client(s)", readers)
 
 
-def start(mode: str, data: Path, log) -> tuple[Site, list]:
-    """A site in ``mode`` and its processes: `manage.py serve`, or daphne and a Celery worker."""
-    if mode == "embedded":
-        site = Site(data)
-        return site, [site.serve(log)]
-    site = DistributedSite(data)
-    return site, [site.serve(log), site.worker("bench", log)]
-
-
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--lines", type=int, default=100_000)
@@ -171,7 +162,8 @@ def main() -> int:
         for mode in args.modes.split(","):
             data = Path(tempfile.mkdtemp(prefix=f"otterweb-bench-{mode}-"))
             log = open(data / "server.log", "wb")  # noqa: SIM115 - closed below
-            site, processes = start(mode, data, log)
+            site = make_site(mode, data)
+            processes = site.up(log)
             try:
                 rate, _p50, p99 = asyncio.run(otterweb(site, mode, args.lines, clients))
             finally:

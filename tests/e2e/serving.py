@@ -69,6 +69,10 @@ class Site:
         self.wait_until_up(process)
         return process
 
+    def up(self, log=subprocess.DEVNULL) -> list[subprocess.Popen]:
+        """Every process the site needs to run executions: here, `manage.py serve`."""
+        return [self.serve(log)]
+
     def wait_until_up(self, process: subprocess.Popen) -> None:
         for _ in range(300):
             try:
@@ -126,6 +130,10 @@ class DistributedSite(Site):
         self.wait_until_up(process)
         return process
 
+    def up(self, log=subprocess.DEVNULL) -> list[subprocess.Popen]:
+        """daphne and one Celery worker."""
+        return [self.serve(log), self.worker("w1", log)]
+
     def worker(self, name: str, log=subprocess.DEVNULL) -> subprocess.Popen:
         """A Celery worker; returns once it is ready for tasks."""
         process = self.start("-m", "celery", "-A", "otterweb", "worker", "--hostname", f"{name}@%h", "--loglevel", "INFO",
@@ -145,6 +153,11 @@ class DistributedSite(Site):
 
     def close(self) -> None:
         self._sql(f"drop database if exists {self.database} with (force)")
+
+
+def make_site(mode: str, data: Path, **settings: str) -> Site:
+    """A site in the embedded or the distributed mode."""
+    return (DistributedSite if mode == "distributed" else Site)(data, **settings)
 
 
 def _drain(stream, log) -> None:

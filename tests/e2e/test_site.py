@@ -13,16 +13,12 @@ from datetime import datetime
 import pytest
 from websockets.sync.client import connect
 
-from tests.e2e.serving import DistributedSite, Site, stop
+from tests.e2e.serving import DistributedSite, Site, make_site, stop
 
 LINES = 2000
 MODES = ["embedded", "distributed"]
 QUICK_LIVENESS = {"OTTERWEB_HEARTBEAT_SECONDS": "1", "OTTERWEB_LOST_AFTER_SECONDS": "3",
                   "OTTERWEB_HOUSEKEEPING_SECONDS": "1"}  # fmt: skip
-
-
-def make_site(mode: str, data, **settings) -> Site:
-    return (DistributedSite if mode == "distributed" else Site)(data, **settings)
 
 
 @pytest.fixture(params=MODES)
@@ -31,9 +27,7 @@ def site(request, tmp_path):
     site = make_site(request.param, tmp_path)
     log_path = tmp_path / "server.log"
     with open(log_path, "wb") as log:
-        processes = [site.serve(log)]
-        if request.param == "distributed":
-            processes.append(site.worker("w1", log))
+        processes = site.up(log)
         try:
             yield site
         finally:
