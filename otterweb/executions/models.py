@@ -152,6 +152,7 @@ class Execution(models.Model):
         )
         self.ended = timezone.now()
         self.save(update_fields=["run_state", "status", "drift", "error", "ended"])
+        self.locks.all().delete()  # a finished execution holds no global lock
 
     @property
     def duration(self) -> float | None:

@@ -21,7 +21,7 @@ from engine import OtterSyntaxError, parse
 from engine.interpreter import Execution as EngineExecution
 from otterweb.executions.host import DjangoHost
 from otterweb.executions.locks import lock_provider
-from otterweb.executions.models import Execution, GlobalLock, Job, JobTemplate, LogEntry, Mode
+from otterweb.executions.models import Execution, Job, JobTemplate, LogEntry, Mode
 from otterweb.executions.publish import publish_batch, publish_complete, publish_status
 from otterweb.executions.sink import DatabaseLogSink
 from otterweb.inventory.selectors import servers_for
@@ -172,7 +172,6 @@ def run_execution(execution_id: int, *, worker: str) -> None:
     ]  # fmt: skip
     execution.refresh_from_db()
     execution.finish(status=result.status.label, drift=drift, error=result.error or "")
-    GlobalLock.objects.filter(execution=execution).delete()
     publish_status(execution)
     publish_complete(execution)
     logger.info(
@@ -316,6 +315,5 @@ def _close_with_error(execution: Execution, message: str) -> None:
     execution.last_seq = last + 1
     execution.save(update_fields=["last_seq"])
     execution.finish(status=Execution.Status.ERROR, drift=execution.drift, error=message)
-    GlobalLock.objects.filter(execution=execution).delete()
     publish_status(execution)
     publish_complete(execution)
