@@ -135,17 +135,25 @@ def _quoted(parts: tuple[ast.ScalarPart, ...], preferred: str, indent: int) -> s
     """A quoted string, in the preferred quote unless the text reads better in the other. A
     quote or a line break inside an expansion (``$F("x")``) would end the string: then the
     other quote, or a swim string."""
+    quote = _quote_for(parts, preferred, indent)
+    if quote is None:
+        return _swim(parts, indent)
+    return quote + _parts(parts, quote, indent) + quote
+
+
+def _quote_for(parts: tuple[ast.ScalarPart, ...], preferred: str, indent: int) -> str | None:
+    """The quote a quoted string of ``parts`` can use: the preferred one, or the other when the
+    text reads better in it; never one that stands in an expansion (``$F("")``), which would end
+    the string. None when no quote can (an expansion with a line break, or with both quotes)."""
     other = '"' if preferred == "'" else "'"
     texts = "".join(part.value for part in parts if isinstance(part, ast.Text))
     order = (other, preferred) if preferred in texts and other not in texts else (preferred, other)
     expansions = "".join(
         _parts((part,), "implicit", indent) for part in parts if not isinstance(part, ast.Text)
     )
-    if "\n" not in expansions:
-        for quote in order:
-            if quote not in expansions:
-                return quote + _parts(parts, quote, indent) + quote
-    return _swim(parts, indent)
+    if "\n" in expansions:
+        return None
+    return next((quote for quote in order if quote not in expansions), None)
 
 
 def _implicit_ok(parts: tuple[ast.ScalarPart, ...], place: str) -> bool:
@@ -202,7 +210,7 @@ def _swim(parts: tuple[ast.ScalarPart, ...], indent: int) -> str:
     multiline = "\n" in body
     if multiline and body.endswith("\r"):
         # the parser drops a line break before the closing sentinel: keep this one escaped
-        return '"' + _parts(parts, '"', indent) + '"'
+        return _escaped(parts, indent)
     # a sentinel absent from the text reads best; any that reads back the same will do
     for sentinel in sorted(SENTINELS, key=lambda s: s in body):
         if multiline:
@@ -213,7 +221,13 @@ def _swim(parts: tuple[ast.ScalarPart, ...], indent: int) -> str:
         if match is not None and match.end() == len(candidate):
             return candidate
     # every sentinel occurs in the text: fall back to a quoted string with escapes
-    return '"' + _parts(parts, '"', indent) + '"'
+    return _escaped(parts, indent)
+
+
+def _escaped(parts: tuple[ast.ScalarPart, ...], indent: int) -> str:
+    """A quoted string with its line breaks escaped, in a quote no expansion holds."""
+    quote = _quote_for(parts, '"', indent) or '"'
+    return quote + _parts(parts, quote, indent) + quote
 
 
 # ---- conditions -------------------------------------------------------------------------------

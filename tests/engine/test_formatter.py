@@ -107,3 +107,17 @@ def test_formatter_statement_after_comment_node_gets_blank_line() -> None:
     script = ast.Script(body=(ast.Comment(lines=("# note",)), ast.Fail()))
     assert format_script(script) == "# note\n\nfail;\n"
     assert parse(format_script(script)) == script
+
+
+def test_formatter_escaped_string_uses_a_quote_no_expansion_holds() -> None:
+    """Text ending in a line break is written quoted with escapes; `$A("")` inside it takes the
+    other quote, or its "" would end the string (found by the property test)."""
+    call = ast.FunctionCall(sigil="$", name="A", args=(ast.Scalar(parts=(), style="implicit"),))
+    value = ast.Scalar(parts=(call, ast.Text(value="\n\r")), style="implicit")
+    script = ast.Script(
+        headers=(),
+        body=(ast.SetVariable(variable=ast.VariableRef(sigil="$", name="A"), value=value),),
+    )
+    text = format_script(script)
+    assert text == "set $A = '$A(\"\")`n`r';\n"
+    assert parse(text).body[0].value == value
