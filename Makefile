@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 ADDR ?= 127.0.0.1:8000
 
-.PHONY: setup migrate run services test lint bench clean
+.PHONY: setup static migrate run services test lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -13,7 +13,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+# Static files are collected (hashed, gzip and brotli) whenever a source of them changed.
+STATIC_MANIFEST := var/static/staticfiles.json
+$(STATIC_MANIFEST): $(STAMP) $(shell find otterweb/static -type f)
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	touch $(STATIC_MANIFEST)
+
+setup: $(STAMP) $(STATIC_MANIFEST)
 
 migrate: setup
 	$(PY) manage.py migrate --noinput

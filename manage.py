@@ -1,12 +1,13 @@
 #!/usr/bin/env python
 """Django's command-line utility for OtterWeb."""
 
-import os
 import sys
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "otterweb.settings.dev")
+    from otterweb import use_default_settings
+
+    use_default_settings()
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

@@ -1,10 +1,10 @@
 """ASGI entry point: `daphne otterweb.asgi:application` (HTTP and websockets)."""
 
-import os
-
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "otterweb.settings.dev")
+from otterweb import use_default_settings
+
+use_default_settings()
 django_application = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -3,13 +3,14 @@ machines, each with OTTERWEB_DATABASE_URL and OTTERWEB_REDIS_URL set like the we
 
 from __future__ import annotations
 
-import os
 import threading
 
 from celery import Celery
 from celery.signals import worker_ready, worker_shutdown
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "otterweb.settings.dev")
+from otterweb import use_default_settings
+
+use_default_settings()
 
 app = Celery("otterweb")
 app.config_from_object("django.conf:settings", namespace="CELERY")

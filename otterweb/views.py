@@ -1,6 +1,57 @@
 from django.contrib.auth.mixins import LoginRequiredMixin
+from django.http import HttpResponseServerError
+from django.shortcuts import render
+from django.template import loader
 from django.views.generic import TemplateView
 
 
 class HomeView(LoginRequiredMixin, TemplateView):
     template_name = "home.html"
+
+
+# The product's error pages: what happened and where to go, in the site's look; never a
+# traceback or the list of URLs (DEBUG is off outside the development settings).
+ERRORS = {
+    400: (
+        "Bad request",
+        "The request could not be understood. Check the address and what was sent, then try again.",
+    ),
+    403: (
+        "Not allowed",
+        "You do not have permission to open this page. Ask an administrator for access if you need it.",
+    ),
+    404: (
+        "Page not found",
+        "There is nothing at this address. It may have been renamed or deleted.",
+    ),
+    500: (
+        "Something went wrong",
+        "OtterWeb could not complete the request. The error has been logged; try again, and tell your administrator if it keeps happening.",
+    ),
+}
+
+
+def error_page(request, code: int):
+    heading, explanation = ERRORS[code]
+    context = {"code": code, "heading": heading, "explanation": explanation}
+    return render(request, "error.html", context, status=code)
+
+
+def bad_request(request, exception=None):
+    return error_page(request, 400)
+
+
+def permission_denied(request, exception=None):
+    return error_page(request, 403)
+
+
+def page_not_found(request, exception=None):
+    return error_page(request, 404)
+
+
+def server_error(request):
+    """Rendered without the request's context: what failed may be the database that the
+    user and the navigation come from."""
+    heading, explanation = ERRORS[500]
+    context = {"code": 500, "heading": heading, "explanation": explanation}
+    return HttpResponseServerError(loader.get_template("error.html").render(context))

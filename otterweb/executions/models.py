@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
+from otterweb.fields import TextField
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.rafts.models import RaftItem, RaftItemVersion
 
@@ -38,7 +39,7 @@ class JobTemplate(models.Model):
         ROLES = "roles", "Servers with the roles, in the environments"
 
     name = models.CharField(max_length=200, unique=True)
-    description = models.TextField(blank=True)
+    description = TextField(blank=True)
     raft_item = models.ForeignKey(RaftItem, on_delete=models.PROTECT, related_name="job_templates")
     targeting = models.CharField(max_length=10, choices=Targeting.choices, default=Targeting.NONE)
     servers = models.ManyToManyField(Server, blank=True, related_name="job_templates")
@@ -77,7 +78,7 @@ class Job(models.Model):
         on_delete=models.SET_NULL,
         related_name="jobs",
     )
-    script = models.TextField(help_text="The script's text when the job was made.")
+    script = TextField(help_text="The script's text when the job was made.")
     script_version = models.ForeignKey(
         RaftItemVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs"
     )
@@ -104,6 +105,7 @@ class Execution(models.Model):
         NORMAL = "normal", "Normal"
         WARNING = "warning", "Warning"
         ERROR = "error", "Error"
+        CANCELLED = "cancelled", "Cancelled"
 
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="executions")
     run_state = models.CharField(
@@ -153,6 +155,25 @@ class Execution(models.Model):
         self.ended = timezone.now()
         self.save(update_fields=["run_state", "status", "drift", "error", "ended"])
         self.locks.all().delete()  # a finished execution holds no global lock
+
+    @property
+    def outcome(self) -> str:
+        """What happened, in one word for lists and badges: the run state until it ends, then
+        "drifted" for a collect that found drift, else the status."""
+        if self.run_state != self.RunState.COMPLETED:
+            return self.run_state
+        if self.mode == Mode.COLLECT and self.drift and self.status != self.Status.CANCELLED:
+            return "drifted"
+        return self.status
+
+    @property
+    def outcome_label(self) -> str:
+        if self.outcome == "drifted":
+            count = len(self.drift)
+            return f"Drifted ({count} {'operation' if count == 1 else 'operations'})"
+        if self.run_state != self.RunState.COMPLETED:
+            return self.get_run_state_display()
+        return self.get_status_display()
 
     @property
     def duration(self) -> float | None:

@@ -171,14 +171,19 @@ def run_execution(execution_id: int, *, worker: str) -> None:
         for d in result.drifted
     ]  # fmt: skip
     execution.refresh_from_db()
-    execution.finish(status=result.status.label, drift=drift, error=result.error or "")
+    status = result.status.label
+    if result.cancelled and execution.cancel_requested:
+        status = (
+            Execution.Status.CANCELLED
+        )  # someone asked; other stops (limit, shutdown) are errors
+    execution.finish(status=status, drift=drift, error=result.error or "")
     publish_status(execution)
     publish_complete(execution)
     logger.info(
         "execution=%s worker=%s status=%s duration=%.2f message='finished'",
         execution.pk,
         worker,
-        result.status.label,
+        status,
         result.duration,
     )
 
@@ -266,7 +271,11 @@ def request_cancel(*, execution: Execution) -> None:
         execution.cancel_requested = True
         execution.save(update_fields=["cancel_requested"])
         if execution.run_state == Execution.RunState.PENDING:
-            _close_with_error(execution, "The execution was cancelled before it started.")
+            _close(
+                execution,
+                "The execution was cancelled before it started.",
+                status=Execution.Status.CANCELLED,
+            )
 
 
 def reap_lost_executions(*, lost_after: timedelta | None = None) -> list[int]:
@@ -287,7 +296,7 @@ def reap_lost_executions(*, lost_after: timedelta | None = None) -> list[int]:
                 f"The worker {execution.worker or '(unknown)'} stopped responding (last heartbeat "
                 f"{execution.heartbeat:%Y-%m-%d %H:%M:%S} UTC): the execution was lost."
             )
-            _close_with_error(execution, message)
+            _close(execution, message, status=Execution.Status.ERROR)
             logger.error(
                 "execution=%s worker=%s message='worker lost; execution closed with status error'",
                 execution.pk,
@@ -297,7 +306,8 @@ def reap_lost_executions(*, lost_after: timedelta | None = None) -> list[int]:
     return reaped
 
 
-def _close_with_error(execution: Execution, message: str) -> None:
+def _close(execution: Execution, message: str, *, status: str) -> None:
+    """End an execution that no worker runs: ``message`` as its last log line (an error)."""
     last = (
         LogEntry.objects.filter(execution=execution)
         .order_by("-seq")
@@ -314,6 +324,6 @@ def _close_with_error(execution: Execution, message: str) -> None:
     )
     execution.last_seq = last + 1
     execution.save(update_fields=["last_seq"])
-    execution.finish(status=Execution.Status.ERROR, drift=execution.drift, error=message)
+    execution.finish(status=status, drift=execution.drift, error=message)
     publish_status(execution)
     publish_complete(execution)

@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import Q
 
 from engine.parser import parse_expression
+from otterweb.fields import TextField
 from otterweb.inventory import secrets
 
 NAME_HELP = "Letters, digits, '-', '_' and '.'; it is how scripts name it."
@@ -21,7 +22,7 @@ class TimeStamped(models.Model):
 
 class Environment(TimeStamped):
     name = models.SlugField(max_length=100, unique=True, help_text=NAME_HELP)
-    description = models.TextField(blank=True)
+    description = TextField(blank=True)
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
     )
@@ -44,7 +45,7 @@ class Environment(TimeStamped):
 
 class Role(TimeStamped):
     name = models.SlugField(max_length=100, unique=True, help_text=NAME_HELP)
-    description = models.TextField(blank=True)
+    description = TextField(blank=True)
     dependencies = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="dependents",
                                           help_text="Roles a server with this role needs too.")  # fmt: skip
 
@@ -67,7 +68,7 @@ class Credential(TimeStamped):
     encrypted_secret = models.TextField(blank=True, editable=False)
     environments = models.ManyToManyField(Environment, blank=True, related_name="credentials",
                                           help_text="Only executions in these environments may use it (any, when empty).")  # fmt: skip
-    description = models.TextField(blank=True)
+    description = TextField(blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -109,7 +110,7 @@ class Server(TimeStamped):
     credential = models.ForeignKey(
         Credential, null=True, blank=True, on_delete=models.PROTECT, related_name="servers"
     )
-    description = models.TextField(blank=True)
+    description = TextField(blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -128,7 +129,7 @@ class Variable(TimeStamped):
     name = models.CharField(
         max_length=100, help_text="Without its sigil: the value decides ($, @ or %)."
     )
-    value = models.TextField(help_text="An OtterScript literal: text, @(a, b) or %(key: value).")
+    value = TextField(help_text="An OtterScript literal: text, @(a, b) or %(key: value).")
     sensitive = models.BooleanField(
         default=False, help_text="Masked in logs and never shown again after saving."
     )
@@ -153,16 +154,27 @@ class Variable(TimeStamped):
                     | Q(server__isnull=True, environment__isnull=False, role__isnull=True)
                     | Q(server__isnull=True, environment__isnull=True, role__isnull=False)
                 ),
+                violation_error_message=(
+                    "A variable belongs to one place: a server, an environment, a role, or none "
+                    "(global). Choose at most one."
+                ),
             ),
-            models.UniqueConstraint(fields=["name", "server"], condition=Q(server__isnull=False), name="variable_unique_per_server"),
-            models.UniqueConstraint(fields=["name", "environment"], condition=Q(environment__isnull=False), name="variable_unique_per_environment"),
-            models.UniqueConstraint(fields=["name", "role"], condition=Q(role__isnull=False), name="variable_unique_per_role"),
+            *(
+                models.UniqueConstraint(
+                    fields=["name", scope],
+                    condition=Q(**{f"{scope}__isnull": False}),
+                    name=f"variable_unique_per_{scope}",
+                    violation_error_message=f"This {scope} already has a variable of that name.",
+                )
+                for scope in ("server", "environment", "role")
+            ),
             models.UniqueConstraint(
                 fields=["name"],
                 condition=Q(server__isnull=True, environment__isnull=True, role__isnull=True),
                 name="variable_unique_global",
+                violation_error_message="There is already a global variable of that name.",
             ),
-        ]  # fmt: skip
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.scope_label})"

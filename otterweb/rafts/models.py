@@ -5,10 +5,12 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from otterweb.fields import TextField
+
 
 class Raft(models.Model):
     name = models.SlugField(max_length=100, unique=True)
-    description = models.TextField(blank=True)
+    description = TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -29,13 +31,17 @@ class RaftItem(models.Model):
     raft = models.ForeignKey(Raft, on_delete=models.CASCADE, related_name="items")
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.SCRIPT)
-    content = models.TextField(blank=True)
+    content = TextField(blank=True)
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["raft__name", "name"]
         constraints = [
-            models.UniqueConstraint(fields=["raft", "name"], name="raft_item_name_unique_in_raft")
+            models.UniqueConstraint(
+                fields=["raft", "name"],
+                name="raft_item_name_unique_in_raft",
+                violation_error_message="The raft already has an item of that name.",
+            )
         ]
 
     def __str__(self) -> str:
@@ -49,7 +55,7 @@ class RaftItem(models.Model):
 class RaftItemVersion(models.Model):
     item = models.ForeignKey(RaftItem, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
-    content = models.TextField(blank=True)
+    content = TextField(blank=True)
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

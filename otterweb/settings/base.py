@@ -12,7 +12,10 @@ from django.core.exceptions import ImproperlyConfigured
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 DATA_DIR = Path(os.environ.get("OTTERWEB_DATA_DIR", BASE_DIR / "var"))
 
-SECRET_KEY = os.environ.get("OTTERWEB_SECRET_KEY", "")
+# Set by each settings module: prod (the default) reads them from the environment or the data
+# folder, test has its own.
+SECRET_KEY = ""
+ENCRYPTION_KEY = ""
 DEBUG = False
 ALLOWED_HOSTS = [
     host
@@ -41,6 +44,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "servestatic.middleware.ServeStaticMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -63,6 +67,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "otterweb.navigation.navigation",
             ],
         },
     },
@@ -116,9 +121,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Credential secrets are encrypted with this key (Fernet: 32 url-safe base64 bytes). Set it in
-# the environment; `python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"`
-ENCRYPTION_KEY = os.environ.get("OTTERWEB_ENCRYPTION_KEY", "")
+# Keys that encrypted secrets before the current one (comma-separated Fernet keys): secrets are
+# still read with them until `manage.py reencrypt_secrets` has moved them to the current key.
+PREVIOUS_ENCRYPTION_KEYS = [
+    key for key in os.environ.get("OTTERWEB_PREVIOUS_ENCRYPTION_KEYS", "").split(",") if key
+]
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -129,8 +136,16 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# Static files (the pages', the admin's, the API docs') are collected at setup (`make setup`
+# runs collectstatic) and served by ServeStatic from the ASGI application itself, compressed
+# (gzip and brotli) and with far-future cache headers on their hashed names. They are build
+# output, not data: one folder serves every data folder.
 STATIC_URL = "static/"
-STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT = Path(os.environ.get("OTTERWEB_STATIC_ROOT", BASE_DIR / "var" / "static"))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "servestatic.storage.CompressedManifestStaticFilesStorage"},
+}
 
 # Workers beat every few seconds; an execution whose heartbeat is older than this is lost.
 OTTERWEB_HEARTBEAT_SECONDS = float(os.environ.get("OTTERWEB_HEARTBEAT_SECONDS", "5"))

@@ -1,6 +1,7 @@
 """pytest: a file database in WAL mode (as the embedded default) and fast password hashing."""
 
 from otterweb.settings.base import *  # noqa: F403
+from otterweb.settings.keys import data_folder
 
 DEBUG = False
 SECRET_KEY = "otterweb-test-key"
@@ -18,11 +19,16 @@ else:
             "TEST": {"NAME": str(DATA_DIR / "test.sqlite3")},  # noqa: F405
         }
     }
-DATA_DIR.mkdir(parents=True, exist_ok=True)  # noqa: F405
+data_folder(DATA_DIR)  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LOGGING = {"version": 1, "disable_existing_loggers": False}
 
 ENCRYPTION_KEY = "dGVzdC1rZXktZm9yLW90dGVyd2ViLXRlc3RzLTMyYnk="
+# Pages render without collected static files; ServeStatic serves them from the source folders.
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 
 # Tests run executions themselves (run_execution), so nothing is queued behind their back.
 OTTERWEB_DISPATCH = "none"

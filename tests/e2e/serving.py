@@ -40,7 +40,7 @@ class Site:
 
     def __init__(self, data: Path, **settings: str) -> None:
         self.data = data
-        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "otterweb.settings.dev", "OTTERWEB_DATA_DIR": str(data),
+        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "otterweb.settings.prod", "OTTERWEB_DATA_DIR": str(data),
                     "DJANGO_SUPERUSER_PASSWORD": "e2e-password-123", "DJANGO_SUPERUSER_EMAIL": "ops@example.org", **settings}  # fmt: skip
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"

@@ -164,7 +164,7 @@ def test_e2e_cancel_reaches_the_worker_and_kills_its_processes(site) -> None:
     cancelled_at = time.monotonic()
     site.api("POST", f"/api/executions/{execution['id']}/cancel/")
     detail = site.wait_for(execution["id"], lambda d: d["run_state"] == "completed")
-    assert (detail["run_state"], detail["status"]) == ("completed", "error")
+    assert (detail["run_state"], detail["status"]) == ("completed", "cancelled")
     assert time.monotonic() - cancelled_at < 15
     assert subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True).returncode == 1
 

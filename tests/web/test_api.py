@@ -204,7 +204,7 @@ def test_api_executions_start_follow_logs_and_cancel(admin) -> None:
     assert admin.get(f"/api/executions/{execution_id}/logs/?after=x").status_code == 400
     pending = admin.post("/api/executions/", {"script": "Log-Information x;"}, format="json").json()
     cancelled = admin.post(f"/api/executions/{pending['id']}/cancel/")
-    assert cancelled.status_code == 202 and cancelled.json()["status"] == "error"
+    assert cancelled.status_code == 202 and cancelled.json()["status"] == "cancelled"
 
 
 def test_api_execution_bad_input_is_400_with_a_clear_body(admin) -> None:

@@ -128,7 +128,7 @@ def test_cancel_stops_a_running_execution_and_kills_its_process(servers) -> None
     worker.join(timeout=10)
     assert not worker.is_alive() and time.monotonic() - start < 6
     execution.refresh_from_db()
-    assert (execution.run_state, execution.status) == ("completed", "error")
+    assert (execution.run_state, execution.status) == ("completed", "cancelled")
     assert "The execution was cancelled." in [e.message for e in entries(execution)]
     assert "never" not in [e.message for e in entries(execution)]
 
@@ -149,7 +149,7 @@ def test_cancel_of_a_pending_execution_closes_it_at_once(servers) -> None:
     execution = create_job(script="Log-Information x;")
     request_cancel(execution=execution)
     execution.refresh_from_db()
-    assert (execution.run_state, execution.status) == ("completed", "error")
+    assert (execution.run_state, execution.status) == ("completed", "cancelled")
     assert entries(execution)[-1].message == "The execution was cancelled before it started."
 
 

@@ -106,12 +106,8 @@ def test_credential_limited_to_environments(inventory) -> None:
 def test_credential_wrong_key_is_a_clear_error(inventory, settings) -> None:
     credential = services.save_credential(name="k", secret="s3cret")
     settings.ENCRYPTION_KEY = "a2V5LXRoYXQtaXMtbm90LXRoZS1zYW1lLTMyYnl0ZXM="
-    from otterweb.inventory.secrets import _fernet
-
-    _fernet.cache_clear()
     with pytest.raises(ImproperlyConfigured, match="changed since it was saved"):
         Credential.objects.get(pk=credential.pk).secret()
-    _fernet.cache_clear()
 
 
 def test_explain_view_shows_values_scopes_and_masks_sensitive(client, inventory) -> None:

@@ -119,7 +119,7 @@ def test_execution_page_cancels_and_shows_drift(admin_client) -> None:
     assert 'id="cancel"' in admin_client.get(detail).content.decode()
     response = admin_client.post(reverse("execution-cancel", args=[execution.pk]), follow=True)
     execution.refresh_from_db()
-    assert (execution.run_state, execution.status) == ("completed", "error")
+    assert (execution.run_state, execution.status) == ("completed", "cancelled")
     page = response.content.decode()
     assert "Asked the worker to stop the execution." in page and 'id="cancel"' not in page
     checked = create_job(script="Log-Information x;", name="check", mode="collect")

@@ -1,0 +1,15 @@
+"""`python manage.py reencrypt_secrets`: after a new OTTERWEB_ENCRYPTION_KEY, with the old one in
+OTTERWEB_PREVIOUS_ENCRYPTION_KEYS, encrypt every stored secret with the new key."""
+
+from django.core.management.base import BaseCommand
+
+from otterweb.inventory import secrets
+from otterweb.inventory.models import Credential
+
+
+class Command(BaseCommand):
+    help = "Encrypt every stored secret again with the current encryption key."
+
+    def handle(self, *args, **options) -> None:
+        changed = secrets.reencrypt(Credential, "encrypted_secret")
+        self.stdout.write(f"{changed} credential secrets encrypted with the current key.")
