@@ -1,5 +1,7 @@
 """pytest: a file database in WAL mode (as the embedded default) and fast password hashing."""
 
+import os
+
 from otterweb.settings.base import *  # noqa: F403
 from otterweb.settings.keys import data_folder
 
@@ -16,7 +18,8 @@ else:
     DATABASES = {
         "default": {
             **DATABASES["default"],  # noqa: F405
-            "TEST": {"NAME": str(DATA_DIR / "test.sqlite3")},  # noqa: F405
+            # one per test run, so runs side by side in one checkout don't share a file
+            "TEST": {"NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")},  # noqa: F405
         }
     }
 data_folder(DATA_DIR)  # noqa: F405
