@@ -17,6 +17,8 @@ DATA_DIR = Path(os.environ.get("OTTERWEB_DATA_DIR", BASE_DIR / "var"))
 SECRET_KEY = ""
 ENCRYPTION_KEY = ""
 DEBUG = False
+# Whether people reach OtterWeb over HTTPS (prod reads OTTERWEB_HTTPS).
+HTTPS = False
 ALLOWED_HOSTS = [
     host
     for host in os.environ.get("OTTERWEB_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",")

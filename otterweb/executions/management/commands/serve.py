@@ -5,6 +5,7 @@ pending (by another process, or before a restart)."""
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import threading
 
@@ -44,6 +45,13 @@ class Command(BaseCommand):
             else "Celery workers"
         )
         self.stdout.write(f"OtterWeb on http://{host}:{port}/ with {workers}")
+        if not _loopback(host) and not settings.HTTPS:
+            logger.warning(
+                "address=%s message='plain HTTP on an address other machines reach: put a TLS "
+                "proxy in front, then set OTTERWEB_HTTPS=1 and OTTERWEB_ALLOWED_HOSTS "
+                "(docs/deploy.md)'",
+                host,
+            )
         server = Server(
             application=application,
             endpoints=build_endpoint_description_strings(host=host, port=int(port)),
@@ -55,6 +63,13 @@ class Command(BaseCommand):
         finally:
             stop.set()
             dispatch.stop_workers()
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def _first_admin(out) -> None:
