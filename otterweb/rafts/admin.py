@@ -1,5 +1,4 @@
-from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.contrib import admin
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -7,23 +6,45 @@ from django.utils.html import format_html
 
 from otterweb.admin import RecordInline
 from otterweb.rafts import selectors, services
+from otterweb.rafts.forms import RaftAdminForm, RaftItemAdminForm
 from otterweb.rafts.models import Raft, RaftItem, RaftItemVersion
 
 
 class RaftItemInline(admin.TabularInline):
+    """The raft's items, each a link to its own page: an item is added, changed and deleted
+    there, where every change makes a version."""
+
     model = RaftItem
     fields = ["name", "kind", "updated"]
-    readonly_fields = ["updated"]
+    readonly_fields = fields
     show_change_link = True
     extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(Raft)
 class RaftAdmin(admin.ModelAdmin):
+    form = RaftAdminForm
     list_display = ["name", "description", "created"]
     search_fields = ["name", "description"]
     readonly_fields = ["created"]
     inlines = [RaftItemInline]
+
+    def save_model(self, request, obj, form, change) -> None:
+        if change:
+            services.update_raft(raft=obj, name=obj.name, description=obj.description)
+        else:
+            obj.pk = services.create_raft(name=obj.name, description=obj.description).pk
+
+    def delete_model(self, request, obj) -> None:
+        services.delete_raft(raft=obj)
+
+    def delete_queryset(self, request, queryset) -> None:
+        for raft in queryset:
+            self.delete_model(request, raft)
 
 
 class VersionInline(RecordInline):
@@ -44,6 +65,7 @@ class VersionInline(RecordInline):
 
 @admin.register(RaftItem)
 class RaftItemAdmin(admin.ModelAdmin):
+    form = RaftItemAdminForm
     list_display = ["name", "raft", "kind", "updated"]
     list_filter = ["kind", "raft"]
     search_fields = ["name", "content"]
@@ -51,16 +73,27 @@ class RaftItemAdmin(admin.ModelAdmin):
     inlines = [VersionInline]
 
     def save_model(self, request, obj, form, change) -> None:
-        try:
-            saved = services.save_item(
-                raft=obj.raft, name=obj.name, content=obj.content, kind=obj.kind, author=request.user,
-                message="Saved in the admin",
-            )  # fmt: skip
-        except ValidationError as error:
-            for message in error.messages:
-                self.message_user(request, message, messages.ERROR)
-            raise
+        """Through the services (the form has checked the text with them): a rename or move
+        first, then the text, which makes a version when it changed."""
+        if change:
+            original = RaftItem.objects.select_related("raft").get(pk=obj.pk)
+            services.rename_item(item=original, name=obj.name, raft=obj.raft)
+        saved = services.save_item(
+            raft=obj.raft,
+            name=obj.name,
+            content=obj.content,
+            kind=obj.kind,
+            author=request.user,
+            message="Saved in the admin",
+        )
         obj.pk = saved.pk
+
+    def delete_model(self, request, obj) -> None:
+        services.delete_item(item=obj)
+
+    def delete_queryset(self, request, queryset) -> None:
+        for item in queryset:
+            self.delete_model(request, item)
 
     def get_urls(self):
         return [

@@ -50,20 +50,42 @@ class RaftItemSerializer(serializers.ModelSerializer):
         return services.save_item(author=self.context["request"].user, **data)
 
     def update(self, instance, data):
+        """A new name or raft renames or moves the item (not a copy), then the text is saved."""
+        raft, name = data.get("raft", instance.raft), data.get("name", instance.name)
+        if (raft, name) != (instance.raft, instance.name):
+            instance = services.rename_item(item=instance, name=name, raft=raft)
         return services.save_item(
-            raft=data.get("raft", instance.raft), name=data.get("name", instance.name), content=data.get("content", instance.content),
-            kind=data.get("kind", instance.kind), author=self.context["request"].user, message=data.get("message", ""),
-        )  # fmt: skip
+            raft=raft,
+            name=name,
+            content=data.get("content", instance.content),
+            kind=data.get("kind", instance.kind),
+            author=self.context["request"].user,
+            message=data.get("message", ""),
+        )
 
 
 class RaftViewSet(viewsets.ModelViewSet):
     queryset = Raft.objects.all()
     serializer_class = RaftSerializer
 
+    def perform_create(self, serializer):
+        serializer.instance = services.create_raft(**serializer.validated_data)
+
+    def perform_update(self, serializer):
+        raft = serializer.instance
+        data = {"name": raft.name, "description": raft.description, **serializer.validated_data}
+        serializer.instance = services.update_raft(raft=raft, **data)
+
+    def perform_destroy(self, instance):
+        services.delete_raft(raft=instance)
+
 
 class RaftItemViewSet(viewsets.ModelViewSet):
     queryset = RaftItem.objects.select_related("raft").prefetch_related("versions")
     serializer_class = RaftItemSerializer
+
+    def perform_destroy(self, instance):
+        services.delete_item(item=instance)
 
 
 class RaftItemVersionViewSet(

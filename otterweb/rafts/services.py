@@ -4,10 +4,105 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import ProtectedError
 
 from engine import OtterSyntaxError, parse
+from otterweb.executions.models import Execution
+from otterweb.executions.services import create_job
+from otterweb.rafts import selectors
 from otterweb.rafts.models import Raft, RaftItem, RaftItemVersion
+
+# The segment that separates an item's name from the page it is on in the raft URLs
+# (/rafts/main/deploy/-/edit/): no raft and no segment of an item's name may be it.
+RESERVED_SEGMENT = "-"
+
+
+def check_raft_name(*, name: str) -> None:
+    """Refuse a raft name that the raft pages could not tell from one of their own."""
+    if name == RESERVED_SEGMENT:
+        raise ValidationError(
+            {"name": f"“{RESERVED_SEGMENT}” is kept for the pages; choose another name."}
+        )
+
+
+def check_item_name(*, name: str) -> None:
+    """Refuse an item name that is not a path of non-empty segments, or has the reserved one."""
+    segments = name.split("/")
+    if not name.strip() or any(not segment.strip() for segment in segments):
+        raise ValidationError(
+            {"name": "A name has no empty part: no leading, trailing or doubled “/”."}
+        )
+    if RESERVED_SEGMENT in segments:
+        raise ValidationError(
+            {"name": f"No part of a name between “/” may be “{RESERVED_SEGMENT}” alone."}
+        )
+
+
+def check_content(*, kind: str, content: str, name: str) -> None:
+    """Refuse an OtterScript script or module that does not parse, with its diagnostics
+    (``name:line:column: error: ...``); other kinds hold any text."""
+    if kind not in (RaftItem.Kind.SCRIPT, RaftItem.Kind.MODULE):
+        return
+    try:
+        parse(content, name=name)
+    except OtterSyntaxError as error:
+        diagnostics = [d.format(name) for d in error.diagnostics if d.is_error]
+        raise ValidationError(diagnostics) from None
+
+
+def create_raft(*, name: str, description: str = "") -> Raft:
+    check_raft_name(name=name)
+    raft = Raft(name=name, description=description)
+    raft.full_clean()
+    raft.save()
+    return raft
+
+
+def update_raft(*, raft: Raft, name: str, description: str) -> Raft:
+    """Rename a raft or change its description. Scripts that name its modules as
+    ``raft::module`` must be changed too: the rename does not rewrite them."""
+    check_raft_name(name=name)
+    raft.name = name
+    raft.description = description
+    raft.full_clean()
+    raft.save()
+    return raft
+
+
+@transaction.atomic
+def delete_raft(*, raft: Raft) -> int:
+    """Delete a raft with its items and their versions; returns how many items went. Refused
+    while job templates run any of its items."""
+    templates = selectors.job_templates_of(items=raft.items.all())
+    if templates:
+        raise ValidationError(
+            f"The raft {raft} is not deleted: the job templates {', '.join(templates)} run its "
+            "items. Change or delete those templates first."
+        )
+    count = selectors.raft_item_count(raft=raft)
+    try:
+        raft.delete()
+    except ProtectedError as error:  # a template made since the check
+        raise ValidationError(f"The raft {raft} is still in use: {error.args[0]}") from None
+    return count
+
+
+@transaction.atomic
+def create_item(
+    *, raft: Raft, name: str, kind: str, content: str = "", author=None, message: str = ""
+) -> RaftItem:
+    """A new item with its first version; refused if the raft already has one of that name."""
+    check_item_name(name=name)
+    if RaftItem.objects.filter(raft=raft, name=name).exists():
+        raise ValidationError({"name": "The raft already has an item of that name."})
+    return save_item(
+        raft=raft,
+        name=name,
+        content=content,
+        kind=kind,
+        author=author,
+        message=message or "Created",
+    )
 
 
 @transaction.atomic
@@ -20,35 +115,99 @@ def save_item(
     author=None,
     message: str = "",
 ) -> RaftItem:
-    """Create or change a raft item and record the new content as its next version. An
-    OtterScript script or module that does not parse is refused with its diagnostics."""
-    if kind in (RaftItem.Kind.SCRIPT, RaftItem.Kind.MODULE):
-        try:
-            parse(content, name=f"{raft.name}::{name}")
-        except OtterSyntaxError as error:
-            raise ValidationError(
-                [d.format(name) for d in error.diagnostics if d.is_error]
-            ) from None
+    """Create or change a raft item and record the new content as its next version (none
+    when the content is what it was). An OtterScript script or module that does not parse is
+    refused with its diagnostics."""
+    check_content(kind=kind, content=content, name=f"{raft.name}::{name}")
     item, _created = RaftItem.objects.select_for_update().get_or_create(
         raft=raft, name=name, defaults={"kind": kind}
     )
-    unchanged = item.content == content and item.versions.exists()
     item.kind = kind
     item.content = content
     item.full_clean()
-    item.save()
-    if not unchanged:
-        latest = item.versions.aggregate(latest=Max("number"))["latest"] or 0
+    item.save()  # the field gives the content \n line endings
+    latest = item.versions.order_by("-number").first()
+    if latest is None or latest.content != item.content:
         RaftItemVersion.objects.create(
-            item=item, number=latest + 1, content=content, author=author, message=message
+            item=item,
+            number=(latest.number if latest else 0) + 1,
+            content=item.content,
+            author=author,
+            message=message,
         )
     return item
+
+
+@transaction.atomic
+def rename_item(*, item: RaftItem, name: str, raft: Raft | None = None) -> RaftItem:
+    """Rename an item, move it to another raft (``raft``), or both; its versions and the job
+    templates that run it go with it."""
+    check_item_name(name=name)
+    item.name = name
+    item.raft = raft or item.raft
+    item.full_clean()
+    item.save()
+    return item
+
+
+def delete_item(*, item: RaftItem) -> None:
+    """Delete an item and its versions; refused while job templates run it."""
+    templates = selectors.job_templates_of(items=[item])
+    if templates:
+        raise ValidationError(
+            f"{item} is not deleted: the job templates {', '.join(templates)} run it. "
+            "Change or delete those templates first."
+        )
+    try:
+        item.delete()
+    except ProtectedError as error:
+        raise ValidationError(f"{item} is still in use: {error.args[0]}") from None
 
 
 def restore_version(*, version: RaftItemVersion, author=None) -> RaftItem:
     """Make an old version the current content (as a new version, so nothing is lost)."""
     item = version.item
     return save_item(
-        raft=item.raft, name=item.name, content=version.content, kind=item.kind, author=author,
+        raft=item.raft,
+        name=item.name,
+        content=version.content,
+        kind=item.kind,
+        author=author,
         message=f"Restored version {version.number}",
-    )  # fmt: skip
+    )
+
+
+@transaction.atomic
+def save_and_run(
+    *,
+    item: RaftItem,
+    content: str,
+    message: str = "",
+    author=None,
+    servers: list[str] = (),
+    roles: list[str] = (),
+    environments: list[str] = (),
+    mode: str,
+    simulate: bool = False,
+) -> Execution:
+    """Run what the user sees: save ``content`` as the item's next version (none when it is
+    the latest one), then start a job of it. All or nothing: text that does not parse, or a
+    job that is refused, leaves the item as it was and runs nothing."""
+    saved = save_item(
+        raft=item.raft,
+        name=item.name,
+        content=content,
+        kind=item.kind,
+        author=author,
+        message=message,
+    )
+    return create_job(
+        requested_by=author,
+        raft_item=saved,
+        name=str(saved),
+        servers=servers,
+        roles=roles,
+        environments=environments,
+        mode=mode,
+        simulate=simulate,
+    )
