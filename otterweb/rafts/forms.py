@@ -148,5 +148,5 @@ class RaftItemAdminForm(forms.ModelForm):
                     kind=data["kind"], content=data["content"], name=f"{raft.name}::{name}"
                 )
             except ValidationError as error:
-                self.add_error("content", error)
+                add_errors(self, error)
         return data

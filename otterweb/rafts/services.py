@@ -40,14 +40,14 @@ def check_item_name(*, name: str) -> None:
 
 def check_content(*, kind: str, content: str, name: str) -> None:
     """Refuse an OtterScript script or module that does not parse, with its diagnostics
-    (``name:line:column: error: ...``); other kinds hold any text."""
+    (``name:line:column: error: ...``) keyed by ``content``; other kinds hold any text."""
     if kind not in (RaftItem.Kind.SCRIPT, RaftItem.Kind.MODULE):
         return
     try:
         parse(content, name=name)
     except OtterSyntaxError as error:
         diagnostics = [d.format(name) for d in error.diagnostics if d.is_error]
-        raise ValidationError(diagnostics) from None
+        raise ValidationError({"content": diagnostics}) from None
 
 
 def create_raft(*, name: str, description: str = "") -> Raft:
