@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 
 from otterweb.executions.models import Execution, JobTemplate
 from otterweb.inventory.models import Role, Server
@@ -269,6 +269,12 @@ def test_item_page_has_the_target_preview_hooks(admin_client, item) -> None:
     text = page(admin_client.get(item_url(item)))
     assert "data-target-preview" in text and "data-target-preview-output" in text
     assert 'name="servers"' in text and 'name="roles"' in text and 'name="environments"' in text
+    try:
+        preview_url = reverse("target-preview")
+    except NoReverseMatch:  # the preview is not installed: the page works without it
+        assert "targets.js" not in text
+    else:
+        assert f'data-target-preview="{preview_url}"' in text and "otterweb/targets" in text
 
 
 # permissions
