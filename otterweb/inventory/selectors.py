@@ -1,10 +1,11 @@
-"""Reading the inventory: the servers of a job, and the variables a server sees."""
+"""Reading the inventory: the servers of a job, the variables a server sees, the environment
+tree, what stands in the way of a deletion, and a server's recent executions."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from otterweb.inventory.models import Environment, Role, Server, Variable
+from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 
 
 @dataclass(frozen=True)
@@ -68,13 +69,14 @@ def servers_for(
         if environments:
             names = set(environments)
             for environment in Environment.objects.filter(name__in=list(environments)):
-                names.update(child.name for child in _descendants(environment))
+                names.update(child.name for child in descendants(environment=environment))
             query = query.filter(environments__name__in=names)
         chosen.update({s.pk: s for s in query.distinct()})
     return sorted(chosen.values(), key=lambda s: s.name)
 
 
-def _descendants(environment: Environment) -> list[Environment]:
+def descendants(*, environment: Environment) -> list[Environment]:
+    """Its children, their children, and so on."""
     found, pending = [], list(environment.children.all())
     while pending:
         child = pending.pop()
@@ -82,3 +84,104 @@ def _descendants(environment: Environment) -> list[Environment]:
             found.append(child)
             pending.extend(child.children.all())
     return found
+
+
+@dataclass
+class EnvironmentNode:
+    environment: Environment
+    children: list[EnvironmentNode] = field(default_factory=list)
+
+
+def environment_tree(*, root: Environment | None = None) -> list[EnvironmentNode]:
+    """The environments as a forest, each level by name: every environment when ``root`` is
+    None, else the subtree under ``root`` (without it). One query."""
+    environments = list(Environment.objects.order_by("name").prefetch_related("servers"))
+    by_parent: dict[int | None, list[Environment]] = {}
+    for environment in environments:
+        by_parent.setdefault(environment.parent_id, []).append(environment)
+    seen: set[int] = set()
+
+    def nodes(parent_id: int | None) -> list[EnvironmentNode]:
+        level = []
+        for environment in by_parent.get(parent_id, []):
+            if environment.pk not in seen:  # a cycle written behind the services' back
+                seen.add(environment.pk)
+                level.append(EnvironmentNode(environment, nodes(environment.pk)))
+        return level
+
+    return nodes(root.pk if root is not None else None)
+
+
+def role_dependencies(*, role: Role) -> list[Role]:
+    """The roles ``role`` needs, directly or through the roles it needs, by name."""
+    found: dict[int, Role] = {}
+    pending = list(role.dependencies.all())
+    while pending:
+        dependency = pending.pop()
+        if dependency.pk not in found:
+            found[dependency.pk] = dependency
+            pending.extend(dependency.dependencies.all())
+    return sorted(found.values(), key=lambda r: r.name)
+
+
+def _names(objects) -> str:
+    return ", ".join(str(o) for o in objects)
+
+
+def deletion_blockers(*, obj: Environment | Role | Server | Credential) -> list[str]:
+    """Why ``obj`` cannot be deleted now, for people; empty when it can."""
+    if isinstance(obj, Environment):
+        children = list(obj.children.order_by("name"))
+        if children:
+            return [
+                f"{obj} contains other environments ({_names(children)}). Delete them, or give "
+                "them another parent, first."
+            ]
+    if isinstance(obj, Credential):
+        servers = list(obj.servers.order_by("name"))
+        if servers:
+            return [
+                f"Servers log in with {obj} ({_names(servers)}). Give them another credential, "
+                "or none, first."
+            ]
+    return []
+
+
+def deletion_consequences(*, obj: Environment | Role | Server | Credential) -> list[str]:
+    """What else goes, or changes, when ``obj`` is deleted, for people."""
+    consequences = []
+    variables = getattr(obj, "variables", None)
+    if variables is not None and (count := variables.count()):
+        consequences.append(
+            f"Its {count} variable{'s' if count != 1 else ''} will be deleted with it."
+        )
+    if isinstance(obj, Environment) and (listed := list(obj.servers.order_by("name"))):
+        consequences.append(f"These servers will no longer be in it: {_names(listed)}.")
+    if isinstance(obj, Role) and (listed := list(obj.servers.order_by("name"))):
+        consequences.append(f"These servers will no longer have this role: {_names(listed)}.")
+    if isinstance(obj, Role) and (dependents := list(obj.dependents.order_by("name"))):
+        consequences.append(f"These roles will no longer depend on it: {_names(dependents)}.")
+    templates = getattr(obj, "job_templates", None)
+    if templates is not None and (listed := list(templates.order_by("name"))):
+        consequences.append(f"These job templates will no longer target it: {_names(listed)}.")
+    return consequences
+
+
+def recent_executions(*, server: Server, limit: int = 10, scanned: int = 500) -> list:
+    """The newest executions of jobs that targeted ``server``, looked for among the last
+    ``scanned`` jobs: a job's targets are a JSON list of names, which SQLite and PostgreSQL
+    cannot both search inside, so the (bounded) filtering is done here."""
+    from otterweb.executions.models import Execution, Job
+
+    job_ids = [
+        pk
+        for pk, targets in Job.objects.order_by("-created", "-pk").values_list("pk", "targets")[
+            :scanned
+        ]
+        if isinstance(targets, list) and server.name in targets
+    ]
+    return list(
+        Execution.objects.filter(job_id__in=job_ids)
+        .select_related("job__requested_by")
+        .order_by("-created", "-pk")[:limit]
+    )

@@ -1,12 +1,25 @@
-"""Writing the inventory. Views, the admin and the API call these, never the models directly."""
+"""Writing the inventory. Views, the admin and the API call these, never the models directly.
+
+Refusals are ``ValidationError``s worded for the people who read them; those about one field
+are keyed by that field's name, so a form shows them beside it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Model
 
 from engine.errors import OtterSyntaxError
+from otterweb.inventory import selectors
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable, literal_value
+
+ONE_SCOPE = next(
+    c.violation_error_message
+    for c in Variable._meta.constraints
+    if c.name == "variable_has_one_scope"
+)
 
 
 def validate_literal(value: str) -> None:
@@ -19,37 +32,261 @@ def validate_literal(value: str) -> None:
         ) from None
 
 
-@transaction.atomic
-def set_variable(
-    *, name: str, value: str, sensitive: bool = False, server: Server | None = None,
-    environment: Environment | None = None, role: Role | None = None,
-) -> Variable:  # fmt: skip
-    """Create or change the variable ``name`` at one scope (global when none is given)."""
-    if sum(x is not None for x in (server, environment, role)) > 1:
-        raise ValidationError(
-            "a variable belongs to one scope: a server, an environment, a role, or none (global)"
-        )
+# ---- variables
+
+
+def _scope(server, environment, role) -> tuple[str, Model] | None:
+    """The one place a variable belongs to, or None for global; two or more are refused."""
+    given = [
+        (label, owner)
+        for label, owner in (("server", server), ("environment", environment), ("role", role))
+        if owner is not None
+    ]
+    if len(given) > 1:
+        raise ValidationError({label: ONE_SCOPE for label, _owner in given})
+    return given[0] if given else None
+
+
+def validate_variable(
+    *,
+    name: str,
+    value: str,
+    server: Server | None = None,
+    environment: Environment | None = None,
+    role: Role | None = None,
+    variable: Variable | None = None,
+) -> str:
+    """Everything a save of this variable would refuse, keyed by field; the name to store (its
+    sigil dropped). ``variable`` is the one being changed, which may keep its own name."""
+    scope = _scope(server, environment, role)
     name = name.strip().lstrip("$@%")
+    errors: dict[str, list[str]] = {}
     if not name:
-        raise ValidationError("a variable needs a name")
-    validate_literal(value)
-    variable, _created = Variable.objects.update_or_create(
+        errors["name"] = ["A variable needs a name."]
+    else:
+        lookup = (
+            {scope[0]: scope[1]} if scope else {"server": None, "environment": None, "role": None}
+        )
+        clash = Variable.objects.filter(name__iexact=name, **lookup)
+        if variable is not None and variable.pk:
+            clash = clash.exclude(pk=variable.pk)
+        if clash.exists():
+            errors["name"] = [
+                f"This {scope[0]} already has a variable named {name}."
+                if scope
+                else f"There is already a global variable named {name}."
+            ]
+    try:
+        validate_literal(value)
+    except ValidationError as error:
+        errors["value"] = error.messages
+    if errors:
+        raise ValidationError(errors)
+    return name
+
+
+def _save_variable(variable: Variable, *, name: str, value: str, sensitive: bool) -> Variable:
+    variable.name = validate_variable(
         name=name,
-        server=server,
-        environment=environment,
-        role=role,
-        defaults={"value": value, "sensitive": sensitive},
+        value=value,
+        server=variable.server,
+        environment=variable.environment,
+        role=variable.role,
+        variable=variable,
     )
+    variable.value = value
+    variable.sensitive = sensitive
+    variable.full_clean()
+    variable.save()
     return variable
 
 
 @transaction.atomic
+def add_variable(
+    *,
+    name: str,
+    value: str,
+    sensitive: bool = False,
+    server: Server | None = None,
+    environment: Environment | None = None,
+    role: Role | None = None,
+) -> Variable:
+    """A new variable at one scope (global when none is given); a name already used there (in
+    any case: variables are looked up regardless of case) is refused."""
+    _scope(server, environment, role)
+    variable = Variable(server=server, environment=environment, role=role)
+    return _save_variable(variable, name=name, value=value, sensitive=sensitive)
+
+
+@transaction.atomic
+def change_variable(
+    *,
+    variable: Variable,
+    name: str,
+    value: str | None,
+    sensitive: bool,
+    scope: dict[str, Server | Environment | Role | None] | None = None,
+) -> Variable:
+    """Rename or change ``variable``. ``value=None`` keeps the stored value: a sensitive value
+    is write-only, so a form that never showed it sends nothing. ``scope`` (server, environment,
+    role: one at most) moves it; without it, it stays where it is."""
+    stored = Variable.objects.select_for_update().get(pk=variable.pk)
+    if scope is not None:
+        _scope(scope.get("server"), scope.get("environment"), scope.get("role"))
+        stored.server = scope.get("server")
+        stored.environment = scope.get("environment")
+        stored.role = scope.get("role")
+    return _save_variable(
+        stored, name=name, value=stored.value if value is None else value, sensitive=sensitive
+    )
+
+
+@transaction.atomic
+def set_variable(
+    *,
+    name: str,
+    value: str,
+    sensitive: bool = False,
+    server: Server | None = None,
+    environment: Environment | None = None,
+    role: Role | None = None,
+) -> Variable:
+    """Create or change the variable ``name`` at one scope (global when none is given)."""
+    scope = _scope(server, environment, role)
+    lookup = {scope[0]: scope[1]} if scope else {"server": None, "environment": None, "role": None}
+    existing = Variable.objects.filter(name__iexact=name.strip().lstrip("$@%"), **lookup).first()
+    if existing is not None:
+        return change_variable(variable=existing, name=name, value=value, sensitive=sensitive)
+    return add_variable(
+        name=name,
+        value=value,
+        sensitive=sensitive,
+        server=server,
+        environment=environment,
+        role=role,
+    )
+
+
+def delete_variable(*, variable: Variable) -> None:
+    variable.delete()
+
+
+# ---- environments, roles, servers
+
+
+def _names(objects: Iterable[Model]) -> str:
+    return ", ".join(sorted(str(o) for o in objects))
+
+
+def _check_unique_name(model, name: str, instance: Model) -> None:
+    others = model.objects.filter(name=name)
+    if instance.pk:
+        others = others.exclude(pk=instance.pk)
+    if others.exists():
+        kind = model._meta.verbose_name
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise ValidationError({"name": f"There is already {article} {kind} named {name}."})
+
+
+@transaction.atomic
+def save_environment(
+    *,
+    environment: Environment | None = None,
+    name: str,
+    description: str = "",
+    parent: Environment | None = None,
+) -> Environment:
+    """Create an environment, or change ``environment``. A parent that is the environment itself
+    or one of its descendants is refused: the tree has no cycles."""
+    environment = environment if environment is not None else Environment()
+    if parent is not None and environment.pk:
+        if parent.pk == environment.pk:
+            raise ValidationError({"parent": "An environment cannot be its own parent."})
+        if parent.pk in {e.pk for e in selectors.descendants(environment=environment)}:
+            raise ValidationError(
+                {"parent": f"{parent} is inside {environment}: it cannot also be its parent."}
+            )
+    environment.name, environment.description, environment.parent = name, description, parent
+    _check_unique_name(Environment, name, environment)
+    environment.full_clean()
+    environment.save()
+    return environment
+
+
+@transaction.atomic
+def save_role(
+    *,
+    role: Role | None = None,
+    name: str,
+    description: str = "",
+    dependencies: Iterable[Role] = (),
+) -> Role:
+    """Create a role, or change ``role``. A role cannot need itself, directly or through the
+    roles it needs."""
+    role = role if role is not None else Role()
+    dependencies = list(dependencies)
+    if role.pk:
+        for dependency in dependencies:
+            if dependency.pk == role.pk:
+                raise ValidationError({"dependencies": "A role cannot depend on itself."})
+            if role.pk in {r.pk for r in selectors.role_dependencies(role=dependency)}:
+                raise ValidationError(
+                    {
+                        "dependencies": f"{dependency} already depends on {role}: that would be a circle."
+                    }
+                )
+    role.name, role.description = name, description
+    _check_unique_name(Role, name, role)
+    role.full_clean()
+    role.save()
+    role.dependencies.set(dependencies)
+    return role
+
+
+@transaction.atomic
+def save_server(
+    *,
+    server: Server | None = None,
+    name: str,
+    host: str = "",
+    port: int = 22,
+    agent_type: str = Server.AgentType.LOCAL,
+    active: bool = True,
+    credential: Credential | None = None,
+    roles: Iterable[Role] = (),
+    environments: Iterable[Environment] = (),
+    description: str = "",
+) -> Server:
+    """Create a server, or change ``server``."""
+    server = server if server is not None else Server()
+    server.name, server.host, server.port, server.agent_type = name, host, port, agent_type
+    server.active, server.credential, server.description = active, credential, description
+    _check_unique_name(Server, name, server)
+    server.full_clean()
+    server.save()
+    server.roles.set(list(roles))
+    server.environments.set(list(environments))
+    return server
+
+
+@transaction.atomic
 def save_credential(
-    *, name: str, kind: str = Credential.Kind.PASSWORD, username: str = "", secret: str | None = None,
-    environments: list[Environment] | None = None, description: str = "",
-) -> Credential:  # fmt: skip
-    """Create or change a credential. ``secret=None`` keeps the stored secret (it is write-only)."""
-    credential, _created = Credential.objects.get_or_create(name=name)
+    *,
+    credential: Credential | None = None,
+    name: str,
+    kind: str = Credential.Kind.PASSWORD,
+    username: str = "",
+    secret: str | None = None,
+    environments: list[Environment] | None = None,
+    description: str = "",
+) -> Credential:
+    """Create or change a credential: ``credential`` when given (it may be renamed), else the one
+    called ``name``. ``secret=None`` keeps the stored secret (it is write-only)."""
+    if credential is None:
+        credential, _created = Credential.objects.get_or_create(name=name)
+    else:
+        credential.name = name
+        _check_unique_name(Credential, name, credential)
     credential.kind = kind
     credential.username = username
     credential.description = description
@@ -60,3 +297,25 @@ def save_credential(
     if environments is not None:
         credential.environments.set(environments)
     return credential
+
+
+def delete_environment(*, environment: Environment) -> None:
+    """Refused while it has child environments (they would lose their place in the tree)."""
+    if blockers := selectors.deletion_blockers(obj=environment):
+        raise ValidationError(blockers)
+    environment.delete()
+
+
+def delete_role(*, role: Role) -> None:
+    role.delete()
+
+
+def delete_server(*, server: Server) -> None:
+    server.delete()
+
+
+def delete_credential(*, credential: Credential) -> None:
+    """Refused while servers use it (they would have nothing to log in with)."""
+    if blockers := selectors.deletion_blockers(obj=credential):
+        raise ValidationError(blockers)
+    credential.delete()
