@@ -1,16 +1,99 @@
 from django import forms
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 
 from otterweb.inventory import services
+from otterweb.inventory.forms import KEEP_SENSITIVE, MASK, add_errors
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 
-MASK = "********"
+
+class VariableInlineForm(forms.ModelForm):
+    """A row of the inline: a stored sensitive value is never put back in the page; empty keeps it."""
+
+    class Meta:
+        model = Variable
+        fields = ["name", "value", "sensitive"]
+        widgets = {"value": forms.Textarea(attrs={"rows": 2, "cols": 40})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and self.instance.sensitive:
+            self.initial["value"] = ""
+            self.fields["value"].required = False
+            self.fields["value"].help_text = KEEP_SENSITIVE
+            self.fields["value"].widget.attrs["placeholder"] = "Sensitive: leave empty to keep"
+
+    def clean_value(self) -> str:
+        value = self.cleaned_data.get("value") or ""
+        if not value and self.instance.pk and self.instance.sensitive:
+            return self.instance.value  # kept: the page never had it
+        return value
+
+
+class VariableInlineFormSet(forms.BaseInlineFormSet):
+    """The variables of a server, environment or role, saved through the services like every
+    other path, with their checks made before anything is saved, each beside its row."""
+
+    def clean(self) -> None:
+        super().clean()
+        scope = {self.fk.name: self.instance} if self.instance.pk else {}
+        seen: set[str] = set()
+        for form in self.forms:
+            if not hasattr(form, "cleaned_data") or self._should_delete_form(form):
+                continue
+            if not form.has_changed() and not form.instance.pk:
+                continue
+            data = form.cleaned_data
+            name = (data.get("name") or "").strip().lstrip("$@%")
+            try:
+                if scope:  # a new parent has no variables to clash with yet
+                    services.validate_variable(
+                        name=name, value=data.get("value") or "", variable=form.instance, **scope
+                    )
+                else:
+                    services.validate_literal(data.get("value") or "")
+            except ValidationError as error:
+                add_errors(
+                    form,
+                    error if hasattr(error, "error_dict") else ValidationError({"value": error}),
+                )
+            if name.casefold() in seen:
+                form.add_error("name", "Another row has a variable of that name.")
+            seen.add(name.casefold())
+
+    def save(self, commit: bool = True) -> list[Variable]:
+        scope = {self.fk.name: self.instance}
+        self.new_objects, self.changed_objects, self.deleted_objects = [], [], []
+        for form in self.deleted_forms:
+            if form.instance.pk:
+                services.delete_variable(variable=form.instance)
+                self.deleted_objects.append(form.instance)
+        for form in self.forms:
+            if form in self.deleted_forms or not form.has_changed():
+                continue
+            data = form.cleaned_data
+            if form.instance.pk:
+                variable = services.change_variable(
+                    variable=form.instance,
+                    name=data["name"],
+                    value=data["value"],
+                    sensitive=data["sensitive"],
+                )
+                self.changed_objects.append((variable, form.changed_data))
+            else:
+                variable = services.add_variable(
+                    name=data["name"], value=data["value"], sensitive=data["sensitive"], **scope
+                )
+                self.new_objects.append(variable)
+        return self.new_objects + [variable for variable, _fields in self.changed_objects]
 
 
 class VariableInline(admin.TabularInline):
     model = Variable
+    form = VariableInlineForm
+    formset = VariableInlineFormSet
     fields = ["name", "value", "sensitive"]
     extra = 0
 
@@ -75,10 +158,16 @@ class CredentialAdmin(admin.ModelAdmin):
         return credential.has_secret
 
     def save_model(self, request, obj, form, change) -> None:
-        secret = form.cleaned_data.get("secret") or None
-        if secret is not None:
-            obj.set_secret(secret)
-        super().save_model(request, obj, form, change)
+        data = form.cleaned_data
+        services.save_credential(
+            credential=obj,
+            name=data["name"],
+            kind=data["kind"],
+            username=data["username"],
+            secret=data.get("secret") or None,
+            environments=list(data["environments"]),
+            description=data["description"],
+        )
 
 
 class VariableForm(forms.ModelForm):
@@ -99,8 +188,21 @@ class VariableForm(forms.ModelForm):
         data = super().clean()
         if self.instance.pk and self.instance.sensitive and not data.get("value"):
             data["value"] = self.instance.value
-        services.validate_literal(data.get("value") or "")
+        scope = {key: data.get(key) for key in ("server", "environment", "role")}
+        try:  # beside the field: the value, the name already used, the scope chosen twice
+            services.validate_variable(
+                name=data.get("name") or "",
+                value=data.get("value") or "",
+                variable=self.instance,
+                **scope,
+            )
+        except ValidationError as error:
+            add_errors(self, error)
         return data
+
+    def _post_clean(self) -> None:
+        if not self.errors:  # else the model's own check repeats an error already shown
+            super()._post_clean()
 
 
 @admin.register(Variable)
@@ -110,6 +212,26 @@ class VariableAdmin(admin.ModelAdmin):
     list_filter = ["sensitive", "server", "environment", "role"]
     search_fields = ["name", "value"]
     readonly_fields = ["created", "updated"]
+
+    def save_model(self, request, obj, form, change) -> None:
+        data = form.cleaned_data
+        if change:
+            services.change_variable(
+                variable=obj, name=data["name"], value=data["value"], sensitive=data["sensitive"]
+            )
+            # a change of scope is the admin's alone: the pages move no variable
+            Variable.objects.filter(pk=obj.pk).update(
+                server=data["server"], environment=data["environment"], role=data["role"]
+            )
+        else:
+            obj.pk = services.add_variable(
+                name=data["name"],
+                value=data["value"],
+                sensitive=data["sensitive"],
+                server=data["server"],
+                environment=data["environment"],
+                role=data["role"],
+            ).pk
 
     @admin.display(description="Value")
     def shown_value(self, variable: Variable) -> str:
