@@ -1,11 +1,67 @@
+"""Inventory pages under /inventory/. Names are slugs, so "+new" never names an object."""
+
 from django.urls import path
 
 from otterweb.inventory import views
 
+
+def pages(plural: str, name: str, list_view, create, detail, change, delete) -> list:
+    """The five pages of one kind: ``<name>-list``, ``-create``, ``-detail``, ``-edit``, ``-delete``."""
+    return [
+        path(f"inventory/{plural}/", list_view.as_view(), name=f"{name}-list"),
+        path(f"inventory/{plural}/+new/", create.as_view(), name=f"{name}-create"),
+        path(f"inventory/{plural}/<slug:name>/", detail.as_view(), name=f"{name}-detail"),
+        path(f"inventory/{plural}/<slug:name>/edit/", change.as_view(), name=f"{name}-edit"),
+        path(f"inventory/{plural}/<slug:name>/delete/", delete.as_view(), name=f"{name}-delete"),
+    ]
+
+
 urlpatterns = [
+    *pages(
+        "environments",
+        "environment",
+        views.EnvironmentListView,
+        views.EnvironmentCreateView,
+        views.EnvironmentDetailView,
+        views.EnvironmentChangeView,
+        views.EnvironmentDeleteView,
+    ),
+    *pages(
+        "roles",
+        "role",
+        views.RoleListView,
+        views.RoleCreateView,
+        views.RoleDetailView,
+        views.RoleChangeView,
+        views.RoleDeleteView,
+    ),
+    *pages(
+        "servers",
+        "server",
+        views.ServerListView,
+        views.ServerCreateView,
+        views.ServerDetailView,
+        views.ServerChangeView,
+        views.ServerDeleteView,
+    ),
+    *pages(
+        "credentials",
+        "credential",
+        views.CredentialListView,
+        views.CredentialCreateView,
+        views.CredentialDetailView,
+        views.CredentialChangeView,
+        views.CredentialDeleteView,
+    ),
     path(
         "inventory/servers/<slug:name>/variables/",
         views.ServerVariablesView.as_view(),
         name="server-variables-page",
+    ),
+    path("inventory/variables/", views.GlobalVariablesView.as_view(), name="variable-list"),
+    path(
+        "inventory/variables/<int:pk>/delete/",
+        views.VariableDeleteView.as_view(),
+        name="variable-delete",
     ),
 ]

@@ -1,11 +1,271 @@
+"""Inventory pages: environments (a tree), roles, servers and credentials, each listed, shown,
+created, changed and deleted (after a confirmation that says what stands in the way); the
+variables of each scope, and the global ones, added, changed and deleted on their page."""
+
+from __future__ import annotations
+
+from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
-from django.shortcuts import get_object_or_404
-from django.views.generic import TemplateView
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+from django.views.generic import CreateView, DetailView, ListView, TemplateView, UpdateView
 
 from engine.values import to_text
-from otterweb.inventory.admin import MASK
-from otterweb.inventory.models import Server
-from otterweb.inventory.selectors import resolve_variables
+from otterweb.inventory import selectors, services
+from otterweb.inventory.forms import (
+    MASK,
+    CredentialForm,
+    EnvironmentForm,
+    RoleForm,
+    ServerForm,
+    VariableForm,
+    add_errors,
+)
+from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
+
+
+def detail_url(obj) -> str:
+    return reverse(f"{obj._meta.model_name}-detail", args=[obj.name])
+
+
+def scope_url(variable: Variable) -> str:
+    owner = variable.server or variable.environment or variable.role
+    return (detail_url(owner) if owner else reverse("variable-list")) + "#variables"
+
+
+def resolved_rows(server: Server) -> list[dict]:
+    """Each variable ``server`` sees, for a table: sensitive values masked."""
+    return [
+        {
+            "name": v.name,
+            "shown": MASK if v.sensitive else to_text(v.value),
+            "scope": v.scope,
+            "shadowed": v.shadowed,
+            "sensitive": v.sensitive,
+        }
+        for v in sorted(resolve(server), key=lambda v: v.name.casefold())
+    ]
+
+
+def resolve(server: Server):
+    return selectors.resolve_variables(server=server).values()
+
+
+class InventoryPage(LoginRequiredMixin, PermissionRequiredMixin):
+    """Pages about one model, found by name; the permission is the model's ``action``."""
+
+    action = "view"
+    slug_field = slug_url_kwarg = "name"
+
+    def get_permission_required(self):
+        opts = self.model._meta
+        required = [f"{opts.app_label}.view_{opts.model_name}"]
+        if self.action != "view":
+            required.append(f"{opts.app_label}.{self.action}_{opts.model_name}")
+        return required
+
+
+# ---- variables, on the page of their scope
+
+
+class VariablesMixin:
+    """The variables of one scope on its page: a form to add one, a row changed in place
+    (``?edit=<pk>``), a link to delete one. Shown with the view permission on variables;
+    adding and changing need theirs."""
+
+    scope = ""  # "server", "environment", "role"; "" for the global variables
+
+    def scope_lookup(self) -> dict:
+        if self.scope:
+            return {self.scope: self.object}
+        return {"server": None, "environment": None, "role": None}
+
+    def variables_context(self, *, add_form=None, edit_form=None) -> dict:
+        user = self.request.user
+        if not user.has_perm("inventory.view_variable"):
+            return {"variables_shown": False}
+        editing = str(edit_form.variable.pk) if edit_form else self.request.GET.get("edit")
+        rows = []
+        for variable in Variable.objects.filter(**self.scope_lookup()):
+            form = None
+            if str(variable.pk) == editing and user.has_perm("inventory.change_variable"):
+                form = edit_form or VariableForm(variable=variable)
+            rows.append(
+                {
+                    "variable": variable,
+                    "form": form,
+                    "shown": MASK if variable.sensitive else variable.value,
+                }
+            )
+        if add_form is None and user.has_perm("inventory.add_variable"):
+            add_form = VariableForm(prefix="new")
+        return {"variables_shown": True, "variable_rows": rows, "variable_form": add_form}
+
+    def post(self, request, *args, **kwargs):
+        self.object = self.get_object() if self.scope else None
+        if not request.user.has_perm("inventory.view_variable"):
+            raise PermissionDenied
+        pk = request.POST.get("variable")
+        if pk:
+            variable = get_object_or_404(Variable, pk=pk, **self.scope_lookup())
+            if not request.user.has_perm("inventory.change_variable"):
+                raise PermissionDenied
+            form = VariableForm(request.POST, variable=variable)
+        else:
+            variable = None
+            if not request.user.has_perm("inventory.add_variable"):
+                raise PermissionDenied
+            form = VariableForm(request.POST, prefix="new")
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                if variable is None:
+                    variable = services.add_variable(
+                        name=data["name"],
+                        value=data["value"],
+                        sensitive=data["sensitive"],
+                        **({self.scope: self.object} if self.scope else {}),
+                    )
+                    messages.success(request, f"Added the variable {variable.name}.")
+                else:
+                    variable = services.change_variable(
+                        variable=variable,
+                        name=data["name"],
+                        value=data["value"],
+                        sensitive=data["sensitive"],
+                    )
+                    messages.success(request, f"Saved the variable {variable.name}.")
+                return redirect(scope_url(variable))
+            except ValidationError as error:
+                add_errors(form, error)
+        forms = {"edit_form": form} if variable is not None else {"add_form": form}
+        return self.render_to_response(self.get_context_data(variable_forms=forms))
+
+    def get_context_data(self, **kwargs):
+        forms = kwargs.pop("variable_forms", {})
+        return {**super().get_context_data(**kwargs), **self.variables_context(**forms)}
+
+
+class GlobalVariablesView(
+    LoginRequiredMixin, PermissionRequiredMixin, VariablesMixin, TemplateView
+):
+    """Variables every server sees, unless a server, environment or role defines its own."""
+
+    template_name = "inventory/variable_list.html"
+    permission_required = "inventory.view_variable"
+
+
+class VariableDeleteView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
+    template_name = "inventory/variable_confirm_delete.html"
+    permission_required = ["inventory.view_variable", "inventory.delete_variable"]
+    queryset = Variable.objects.select_related("server", "environment", "role")
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "back": scope_url(self.object)}
+
+    def post(self, request, pk: int):
+        variable = self.get_object()
+        back = scope_url(variable)
+        services.delete_variable(variable=variable)
+        messages.success(request, f"Deleted the variable {variable.name} ({variable.scope_label}).")
+        return redirect(back)
+
+
+# ---- lists
+
+
+class EnvironmentListView(InventoryPage, TemplateView):
+    model = Environment
+    template_name = "inventory/environment_list.html"
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "tree": selectors.environment_tree()}
+
+
+class RoleListView(InventoryPage, ListView):
+    model = Role
+    queryset = Role.objects.prefetch_related("dependencies", "servers")
+    template_name = "inventory/role_list.html"
+
+
+class ServerListView(InventoryPage, ListView):
+    model = Server
+    queryset = Server.objects.select_related("credential").prefetch_related("roles", "environments")
+    template_name = "inventory/server_list.html"
+
+
+class CredentialListView(InventoryPage, ListView):
+    model = Credential
+    queryset = Credential.objects.prefetch_related("environments", "servers")
+    template_name = "inventory/credential_list.html"
+
+
+# ---- details
+
+
+class EnvironmentDetailView(InventoryPage, VariablesMixin, DetailView):
+    model = Environment
+    scope = "environment"
+    queryset = Environment.objects.select_related("parent")
+    template_name = "inventory/environment_detail.html"
+
+    def get_context_data(self, **kwargs):
+        environment = self.object
+        return {
+            **super().get_context_data(**kwargs),
+            "tree": selectors.environment_tree(root=environment),
+            "lineage": list(reversed(environment.lineage()[1:])),
+            "servers": environment.servers.prefetch_related("roles"),
+            "credentials": environment.credentials.all(),
+        }
+
+
+class RoleDetailView(InventoryPage, VariablesMixin, DetailView):
+    model = Role
+    scope = "role"
+    template_name = "inventory/role_detail.html"
+
+    def get_context_data(self, **kwargs):
+        role = self.object
+        direct = list(role.dependencies.all())
+        indirect = [r for r in selectors.role_dependencies(role=role) if r not in direct]
+        return {
+            **super().get_context_data(**kwargs),
+            "dependencies": direct,
+            "indirect_dependencies": indirect,
+            "dependents": role.dependents.all(),
+            "servers": role.servers.prefetch_related("environments"),
+        }
+
+
+class ServerDetailView(InventoryPage, VariablesMixin, DetailView):
+    model = Server
+    scope = "server"
+    queryset = Server.objects.select_related("credential")
+    template_name = "inventory/server_detail.html"
+
+    def get_context_data(self, **kwargs):
+        server, user = self.object, self.request.user
+        context = super().get_context_data(**kwargs)
+        context.update(environments=server.environments.all(), roles=server.roles.all())
+        if user.has_perm("inventory.view_variable"):
+            context["resolved"] = resolved_rows(server)
+        if user.has_perm("executions.view_execution"):
+            context["executions"] = selectors.recent_executions(server=server)
+        return context
+
+
+class CredentialDetailView(InventoryPage, DetailView):
+    model = Credential
+    template_name = "inventory/credential_detail.html"
+
+    def get_context_data(self, **kwargs):
+        return {
+            **super().get_context_data(**kwargs),
+            "servers": self.object.servers.all(),
+            "environments": self.object.environments.all(),
+        }
 
 
 class ServerVariablesView(LoginRequiredMixin, PermissionRequiredMixin, TemplateView):
@@ -16,15 +276,191 @@ class ServerVariablesView(LoginRequiredMixin, PermissionRequiredMixin, TemplateV
 
     def get_context_data(self, **kwargs):
         server = get_object_or_404(Server, name=kwargs["name"])
-        variables = [
-            {
-                "name": v.name,
-                "shown": MASK if v.sensitive else to_text(v.value),
-                "scope": v.scope,
-                "shadowed": v.shadowed,
-            }
-            for v in sorted(
-                resolve_variables(server=server).values(), key=lambda v: v.name.casefold()
-            )
-        ]
-        return {**super().get_context_data(**kwargs), "server": server, "variables": variables}
+        return {
+            **super().get_context_data(**kwargs),
+            "server": server,
+            "variables": resolved_rows(server),
+        }
+
+
+# ---- create and change
+
+
+class SaveMixin:
+    """A ModelForm checks the input; the model's service saves it (and may refuse)."""
+
+    template_name = "inventory/form.html"
+
+    def get_form_kwargs(self):
+        kwargs = super().get_form_kwargs()
+        if kwargs.get("instance") is not None and kwargs["instance"].pk:
+            # the form changes its instance as it checks: keep self.object as it is stored
+            kwargs["instance"] = self.model.objects.get(pk=kwargs["instance"].pk)
+        return kwargs
+
+    def form_valid(self, form):
+        try:
+            self.object = self.save(form, form.cleaned_data)
+        except ValidationError as error:
+            add_errors(form, error)
+            return self.form_invalid(form)
+        verb = "Saved" if self.action == "change" else "Created"
+        messages.success(self.request, f"{verb} the {self.model._meta.verbose_name} {self.object}.")
+        return redirect(detail_url(self.object))
+
+    def form_invalid(self, form):
+        if hasattr(form, "render_secrets_empty"):
+            form.render_secrets_empty()
+        return super().form_invalid(form)
+
+    def get_context_data(self, **kwargs):
+        return {
+            **super().get_context_data(**kwargs),
+            "opts": self.model._meta,
+            "list_url": reverse(f"{self.model._meta.model_name}-list"),
+        }
+
+
+def save_environment(form, data):
+    return services.save_environment(
+        environment=form.instance,
+        name=data["name"],
+        description=data["description"],
+        parent=data["parent"],
+    )
+
+
+def save_role(form, data):
+    return services.save_role(
+        role=form.instance,
+        name=data["name"],
+        description=data["description"],
+        dependencies=data["dependencies"],
+    )
+
+
+def save_server(form, data):
+    return services.save_server(
+        server=form.instance,
+        name=data["name"],
+        host=data["host"],
+        port=data["port"],
+        agent_type=data["agent_type"],
+        active=data["active"],
+        credential=data["credential"],
+        roles=data["roles"],
+        environments=data["environments"],
+        description=data["description"],
+    )
+
+
+def save_credential(form, data):
+    return services.save_credential(
+        credential=form.instance,
+        name=data["name"],
+        kind=data["kind"],
+        username=data["username"],
+        secret=data["new_secret"],
+        environments=list(data["environments"]),
+        description=data["description"],
+    )
+
+
+class EnvironmentCreateView(InventoryPage, SaveMixin, CreateView):
+    model, form_class, action, save = (
+        Environment,
+        EnvironmentForm,
+        "add",
+        staticmethod(save_environment),
+    )
+
+
+class EnvironmentChangeView(InventoryPage, SaveMixin, UpdateView):
+    model, form_class, action, save = (
+        Environment,
+        EnvironmentForm,
+        "change",
+        staticmethod(save_environment),
+    )
+
+
+class RoleCreateView(InventoryPage, SaveMixin, CreateView):
+    model, form_class, action, save = Role, RoleForm, "add", staticmethod(save_role)
+
+
+class RoleChangeView(InventoryPage, SaveMixin, UpdateView):
+    model, form_class, action, save = Role, RoleForm, "change", staticmethod(save_role)
+
+
+class ServerCreateView(InventoryPage, SaveMixin, CreateView):
+    model, form_class, action, save = Server, ServerForm, "add", staticmethod(save_server)
+
+
+class ServerChangeView(InventoryPage, SaveMixin, UpdateView):
+    model, form_class, action, save = Server, ServerForm, "change", staticmethod(save_server)
+
+
+class CredentialCreateView(InventoryPage, SaveMixin, CreateView):
+    model, form_class, action, save = (
+        Credential,
+        CredentialForm,
+        "add",
+        staticmethod(save_credential),
+    )
+
+
+class CredentialChangeView(InventoryPage, SaveMixin, UpdateView):
+    model, form_class, action, save = (
+        Credential,
+        CredentialForm,
+        "change",
+        staticmethod(save_credential),
+    )
+
+
+# ---- delete
+
+
+class DeleteView(InventoryPage, DetailView):
+    """Asks first, and says what stands in the way (then offers no button) or what goes with it."""
+
+    action = "delete"
+    template_name = "inventory/confirm_delete.html"
+    delete_service = None  # services.delete_<model>, called with the object by its model's name
+
+    def get_context_data(self, **kwargs):
+        obj = self.object
+        return {
+            **super().get_context_data(**kwargs),
+            "opts": obj._meta,
+            "blockers": kwargs.get("blockers", selectors.deletion_blockers(obj=obj)),
+            "consequences": selectors.deletion_consequences(obj=obj),
+            "list_url": reverse(f"{obj._meta.model_name}-list"),
+        }
+
+    def post(self, request, *args, **kwargs):
+        self.object = obj = self.get_object()
+        label = f"{obj._meta.verbose_name} {obj}"
+        try:
+            self.delete_service(**{obj._meta.model_name: obj})
+        except ValidationError as error:
+            context = self.get_context_data(object=obj, blockers=error.messages)
+            return self.render_to_response(context, status=409)
+        messages.success(request, f"Deleted the {label}.")
+        return redirect(f"{obj._meta.model_name}-list")
+
+
+class EnvironmentDeleteView(DeleteView):
+    model, delete_service = Environment, staticmethod(services.delete_environment)
+
+
+class RoleDeleteView(DeleteView):
+    model, delete_service = Role, staticmethod(services.delete_role)
+
+
+class ServerDeleteView(DeleteView):
+    model, delete_service = Server, staticmethod(services.delete_server)
+
+
+class CredentialDeleteView(DeleteView):
+    model, delete_service = Credential, staticmethod(services.delete_credential)

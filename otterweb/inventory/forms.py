@@ -1,0 +1,194 @@
+"""The inventory pages' forms. They check what people typed; the services save it."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.text import normalize_newlines
+
+from otterweb.inventory import selectors
+from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
+
+MASK = "********"
+KEEP_SENSITIVE = "Sensitive: the stored value is never shown. Leave empty to keep it."
+
+
+def name_errors(kind: str) -> dict:
+    """A name's errors for people: no "slug", and which kind of thing already has it."""
+    return {
+        "name": {
+            "invalid": "Use letters, digits, '-' and '_' only: it is how scripts name it.",
+            "unique": f"There is already {kind} of that name.",
+        }
+    }
+
+
+def add_errors(form: forms.BaseForm, error: ValidationError) -> None:
+    """A service's refusal on the form: beside the field it names, else above the fields."""
+    if not hasattr(error, "error_dict"):
+        form.add_error(None, error)
+        return
+    for field, errors in error.error_dict.items():
+        form.add_error(field if field in form.fields else None, errors)
+
+
+class EnvironmentForm(forms.ModelForm):
+    class Meta:
+        model = Environment
+        error_messages = name_errors("an environment")
+        fields = ["name", "parent", "description"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 3})}
+        help_texts = {"parent": "Servers in this environment are also in its parent."}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:  # neither itself nor anything inside it can be its parent
+            inside = [e.pk for e in selectors.descendants(environment=self.instance)]
+            self.fields["parent"].queryset = Environment.objects.exclude(
+                pk__in=[self.instance.pk, *inside]
+            )
+
+
+class RoleForm(forms.ModelForm):
+    class Meta:
+        model = Role
+        error_messages = name_errors("a role")
+        fields = ["name", "dependencies", "description"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 3})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["dependencies"].queryset = Role.objects.exclude(pk=self.instance.pk)
+
+
+class ServerForm(forms.ModelForm):
+    class Meta:
+        model = Server
+        error_messages = name_errors("a server")
+        fields = [
+            "name",
+            "host",
+            "port",
+            "agent_type",
+            "credential",
+            "roles",
+            "environments",
+            "active",
+            "description",
+        ]
+        widgets = {"description": forms.Textarea(attrs={"rows": 3})}
+        help_texts = {"credential": "What the SSH agent logs in with."}
+
+
+class CredentialForm(forms.ModelForm):
+    """The secret is write-only: it is never put back into the page, even after an error."""
+
+    secret = forms.CharField(
+        required=False,
+        strip=False,
+        label="Password or token",
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
+        help_text="Write-only: never shown again. Leave empty to keep the stored secret.",
+    )
+    private_key = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 5, "autocomplete": "off", "spellcheck": "false"}),
+        help_text="For a private key: paste it whole. Write-only, like the password.",
+    )
+
+    class Meta:
+        model = Credential
+        error_messages = name_errors("a credential")
+        fields = [
+            "name",
+            "kind",
+            "username",
+            "secret",
+            "private_key",
+            "environments",
+            "description",
+        ]
+        widgets = {"description": forms.Textarea(attrs={"rows": 3})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.has_secret:
+            self.fields[
+                "secret"
+            ].help_text = (
+                "A secret is stored. Write-only: leave empty to keep it, or type a new one."
+            )
+
+    def clean(self):
+        data = super().clean()
+        secret, key = data.get("secret"), data.get("private_key")
+        if secret and key:
+            raise ValidationError("Give either a password or token, or a private key: not both.")
+        if key:
+            key = normalize_newlines(key).strip("\n") + "\n"
+        data["new_secret"] = key or secret or None
+        return data
+
+    def render_secrets_empty(self) -> None:
+        """After an error the page is shown again: without the secret that was typed."""
+        self.data = self.data.copy()
+        self.data.pop("secret", None)
+        self.data.pop("private_key", None)
+
+
+class VariableForm(forms.Form):
+    """One variable at a scope the page decides. A stored sensitive value is never shown: empty
+    means keep it."""
+
+    name = forms.CharField(max_length=100, help_text=Variable._meta.get_field("name").help_text)
+    value = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=Variable._meta.get_field("value").help_text,
+    )
+    sensitive = forms.BooleanField(
+        required=False, help_text=Variable._meta.get_field("sensitive").help_text
+    )
+
+    def __init__(self, *args, variable: Variable | None = None, **kwargs):
+        self.variable = variable
+        if variable is not None:
+            kwargs.setdefault("prefix", f"variable-{variable.pk}")
+            kwargs.setdefault(
+                "initial",
+                {
+                    "name": variable.name,
+                    "sensitive": variable.sensitive,
+                    "value": "" if variable.sensitive else variable.value,
+                },
+            )
+        super().__init__(*args, **kwargs)
+        if variable is not None and variable.sensitive:
+            self.fields["value"].help_text = KEEP_SENSITIVE
+            self.fields["value"].widget.attrs["placeholder"] = "(stored, not shown)"
+
+    @property
+    def keeps_stored_value(self) -> bool:
+        return self.variable is not None and self.variable.sensitive
+
+    def clean_value(self) -> str | None:
+        value = normalize_newlines(self.cleaned_data["value"])
+        if not value.strip():
+            if self.keeps_stored_value:
+                return None  # keep what is stored
+            if not value:
+                raise ValidationError("Give a value: text, @(a, b) or %(key: value).")
+        return value
+
+    def clean(self):
+        data = super().clean()
+        if data.get("value") is None and self.keeps_stored_value and not data.get("sensitive"):
+            self.add_error(
+                "value",
+                "To make a sensitive variable ordinary, type its value again: the stored one is "
+                "never shown.",
+            )
+        return data
