@@ -3,7 +3,25 @@ from django.core.exceptions import ValidationError
 
 from otterweb.admin import RecordInline
 from otterweb.executions import services
-from otterweb.executions.models import Execution, GlobalLock, Job, JobTemplate, LogEntry
+from otterweb.executions.models import (
+    Execution,
+    GlobalLock,
+    Job,
+    JobTemplate,
+    JobTemplatePrompt,
+    LogEntry,
+)
+from otterweb.executions.template_forms import BasePromptFormSet, PromptForm
+
+
+class JobTemplatePromptInline(admin.TabularInline):
+    """The template's prompts, asked in the order of their position."""
+
+    model = JobTemplatePrompt
+    form = PromptForm
+    formset = BasePromptFormSet
+    fields = ["position", "name", "type", "default", "required", "choices", "description"]
+    extra = 0
 
 
 @admin.register(JobTemplate)
@@ -13,6 +31,7 @@ class JobTemplateAdmin(admin.ModelAdmin):
     search_fields = ["name", "description"]
     filter_horizontal = ["servers", "roles", "environments"]
     readonly_fields = ["created", "updated"]
+    inlines = [JobTemplatePromptInline]
     actions = ["launch"]
 
     @admin.action(description="Run the selected templates (prompts take their defaults)")

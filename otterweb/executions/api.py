@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -10,12 +11,47 @@ from rest_framework.response import Response
 from otterweb.api.permissions import view_and
 from otterweb.executions import services
 from otterweb.executions.events import LEVEL_NAMES
-from otterweb.executions.models import Execution, Job, JobTemplate, LogEntry, Mode
+from otterweb.executions.models import (
+    Execution,
+    Job,
+    JobTemplate,
+    JobTemplatePrompt,
+    LogEntry,
+    Mode,
+)
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.rafts.models import RaftItem
 
 RUN_TEMPLATES = view_and("executions.run_jobtemplate", "You may not run job templates.")
 CANCEL_EXECUTIONS = view_and("executions.cancel_execution", "You may not cancel executions.")
+
+
+class JobTemplatePromptSerializer(serializers.ModelSerializer):
+    choices = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="For a choice prompt."
+    )
+
+    class Meta:
+        model = JobTemplatePrompt
+        fields = ["name", "type", "default", "required", "choices", "description"]
+
+    def to_internal_value(self, data):
+        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
+        if unknown:
+            only = ", ".join(self.fields)
+            raise serializers.ValidationError(
+                {key: [f"A prompt has no {key}: only {only}."] for key in unknown}
+            )
+        return super().to_internal_value(data)
+
+    def validate(self, data):
+        """The prompt's own rules (the model's clean): a default that fits its type, choices
+        only for a choice prompt."""
+        try:
+            JobTemplatePrompt(**data).full_clean(exclude=["template"], validate_constraints=False)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(error.message_dict) from None
+        return data
 
 
 class JobTemplateSerializer(serializers.ModelSerializer):
@@ -27,6 +63,12 @@ class JobTemplateSerializer(serializers.ModelSerializer):
     )
     environments = serializers.SlugRelatedField(
         slug_field="name", many=True, queryset=Environment.objects.all(), required=False
+    )
+    prompts = JobTemplatePromptSerializer(
+        many=True,
+        source="prompt_fields",
+        required=False,
+        help_text="The variables it asks for when run, in order.",
     )
 
     class Meta:
@@ -47,6 +89,35 @@ class JobTemplateSerializer(serializers.ModelSerializer):
             "updated",
         ]
         read_only_fields = ["created", "updated"]
+
+    def validate_prompts(self, prompts: list[dict]) -> list[dict]:
+        names = [prompt["name"].casefold() for prompt in prompts]
+        if len(set(names)) != len(names):
+            raise serializers.ValidationError("Every prompt has a name, and no name is used twice.")
+        return prompts
+
+    def create(self, data) -> JobTemplate:
+        return services.save_job_template(**self._arguments(data, JobTemplate()))
+
+    def update(self, template, data) -> JobTemplate:
+        return services.save_job_template(template=template, **self._arguments(data, template))
+
+    def _arguments(self, data: dict, template: JobTemplate) -> dict:
+        """Everything save_job_template takes: what was sent, the rest as the template has it
+        (a partial update keeps the prompts unless it sends them)."""
+        fields = ["name", "description", "raft_item", "targeting", "mode", "simulate"]
+        arguments = {field: data.get(field, getattr(template, field, None)) for field in fields}
+        for field in ("servers", "roles", "environments"):
+            given = data.get(field)
+            arguments[field] = (
+                given
+                if given is not None
+                else (list(getattr(template, field).all()) if template.pk else [])
+            )
+        arguments["prompts"] = data.get("prompt_fields")
+        if arguments["prompts"] is None and not template.pk:
+            arguments["prompts"] = []
+        return arguments
 
 
 class JobSerializer(serializers.ModelSerializer):

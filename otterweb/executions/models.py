@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from otterweb.fields import TextField
@@ -19,7 +23,8 @@ class Mode(models.TextChoices):
 
 
 def validate_prompts(prompts) -> None:
-    """[{"name": "Version", "default": "1.0", "description": "..."}]: a name each, used once."""
+    """The JSON shape prompts had before they became JobTemplatePrompt rows (migration 0003
+    refers to it): [{"name": "Version", "default": "1.0", "description": "..."}]."""
     if not isinstance(prompts, list) or not all(isinstance(p, dict) for p in prompts):
         raise ValidationError('Prompts are a list of {"name": ..., "default": ...} objects.')
     names = [str(p.get("name", "")).casefold() for p in prompts]
@@ -34,7 +39,7 @@ def validate_prompts(prompts) -> None:
 
 class JobTemplate(models.Model):
     class Targeting(models.TextChoices):
-        NONE = "none", "No servers: the script runs once"
+        NONE = "none", "None here: the script chooses its servers"
         SERVERS = "servers", "Chosen servers"
         ROLES = "roles", "Servers with the roles, in the environments"
 
@@ -47,12 +52,6 @@ class JobTemplate(models.Model):
     environments = models.ManyToManyField(Environment, blank=True, related_name="job_templates")
     mode = models.CharField(max_length=20, choices=Mode.choices, default=Mode.EXECUTE)
     simulate = models.BooleanField(default=False)
-    prompts = models.JSONField(
-        default=list,
-        blank=True,
-        validators=[validate_prompts],
-        help_text='Variables to ask for when run: [{"name": "Version", "default": "1.0"}].',
-    )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -62,6 +61,129 @@ class JobTemplate(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+validate_variable_name = RegexValidator(
+    r"^[^\s$@%{}][^{}\r\n]*$",
+    "A variable name without its $, and no braces or line breaks (like Version).",
+)
+
+TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
+FALSE_WORDS = frozenset({"false", "no", "off", "0", ""})
+
+
+class JobTemplatePrompt(models.Model):
+    """A variable a job template asks for when it is run: typed, so the run page shows the
+    right control and a wrong value is refused before the script sees it. Every value reaches
+    the script as text (OtterScript variables are text)."""
+
+    class Type(models.TextChoices):
+        TEXT = "text", "Text"
+        NUMBER = "number", "Number"
+        BOOLEAN = "boolean", "Yes or no"
+        CHOICE = "choice", "Choice"
+
+    template = models.ForeignKey(
+        JobTemplate, on_delete=models.CASCADE, related_name="prompt_fields"
+    )
+    position = models.PositiveIntegerField(default=0, help_text="Where it is asked: lowest first.")
+    name = models.CharField(
+        max_length=100,
+        validators=[validate_variable_name],
+        help_text="The variable the script reads, without its $.",
+    )
+    type = models.CharField(max_length=10, choices=Type.choices, default=Type.TEXT)
+    default = TextField(
+        blank=True,
+        help_text="Filled in when run. A yes-or-no prompt: true or false (blank: false).",
+    )
+    required = models.BooleanField(default=False, help_text="The run is refused without a value.")
+    choices = models.JSONField(
+        default=list, blank=True, help_text="The values a choice prompt offers, in order."
+    )
+    description = TextField(blank=True, help_text="Shown beside the field when run.")
+
+    class Meta:
+        ordering = ["template", "position", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                Lower("name"),
+                "template",
+                name="job_template_prompt_name_unique",
+                violation_error_message="The template already asks for a prompt of that name.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        choices = self.choices if isinstance(self.choices, list) else None
+        if self.type == self.Type.CHOICE:
+            if not choices or not all(isinstance(c, str) and c.strip() for c in choices):
+                errors["choices"] = "A choice prompt offers at least one choice, each some text."
+            elif len(set(choices)) != len(choices):
+                errors["choices"] = "Each choice is offered once."
+        elif choices != []:
+            errors["choices"] = "Only a choice prompt has choices."
+        if self.type == self.Type.BOOLEAN and self.required:
+            errors["required"] = (
+                "A yes-or-no prompt always has a value (unticked is false): it is never required."
+            )
+        if self.default and "choices" not in errors:
+            try:
+                self.to_text(self.default)
+            except ValidationError as error:
+                errors["default"] = error.messages[0]
+        if errors:
+            raise ValidationError(errors)
+
+    def to_text(self, value) -> str:
+        """``value`` given for the prompt, as the text the script gets: a number written out
+        in decimal, a yes-or-no as true or false, a choice one of the choices. Blank is blank
+        (except a yes-or-no, which is false). Raises ValidationError for a value that does not
+        fit the type."""
+        if self.type == self.Type.BOOLEAN:
+            if isinstance(value, bool):
+                return "true" if value else "false"
+            word = str(value).strip().casefold() if isinstance(value, str | int) else None
+            if word in TRUE_WORDS:
+                return "true"
+            if word in FALSE_WORDS:
+                return "false"
+            raise ValidationError(
+                f"Expected yes or no (true or false), found {value!r}.", code="boolean"
+            )
+        if value is None or value == "":
+            return ""
+        if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal):
+            raise ValidationError(f"Expected {self._expected()}, found {value!r}.", code="type")
+        if self.type == self.Type.NUMBER:
+            try:
+                number = Decimal(str(value).strip())
+            except InvalidOperation:
+                number = None
+            if number is None or not number.is_finite():
+                raise ValidationError(f"Expected a number, found {value!r}.", code="number")
+            return format(number, "f")
+        text = str(value)
+        if self.type == self.Type.CHOICE and text not in self.choices:
+            raise ValidationError(f"Expected {self._expected()}, found {text!r}.", code="choice")
+        return text
+
+    def _expected(self) -> str:
+        if self.type == self.Type.CHOICE:
+            return "one of " + ", ".join(map(str, self.choices))
+        return {self.Type.NUMBER: "a number", self.Type.TEXT: "text"}.get(self.type, "a value")
+
+    @property
+    def default_text(self) -> str:
+        """The default as the script would get it (blank if it has none)."""
+        try:
+            return self.to_text(self.default)
+        except ValidationError:  # saved before its type changed without a clean
+            return ""
 
 
 class Job(models.Model):

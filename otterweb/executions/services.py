@@ -21,7 +21,14 @@ from engine import OtterSyntaxError, parse
 from engine.interpreter import Execution as EngineExecution
 from otterweb.executions.host import DjangoHost
 from otterweb.executions.locks import lock_provider
-from otterweb.executions.models import Execution, Job, JobTemplate, LogEntry, Mode
+from otterweb.executions.models import (
+    Execution,
+    Job,
+    JobTemplate,
+    JobTemplatePrompt,
+    LogEntry,
+    Mode,
+)
 from otterweb.executions.publish import publish_batch, publish_complete, publish_status
 from otterweb.executions.sink import DatabaseLogSink
 from otterweb.inventory.selectors import servers_for
@@ -78,33 +85,37 @@ def launch_template(
 ) -> Execution:
     """Run a job template: its raft item on its targets (resolved now), with its mode and
     simulation unless overridden, and a value for every variable it prompts for (given, or the
-    prompt's default)."""
+    prompt's default), checked against the prompt's type and passed to the script as text."""
     given = dict(variables or {})
-    asked = {prompt["name"].casefold(): prompt for prompt in template.prompts}
+    prompts = list(template.prompt_fields.all())
+    asked = {prompt.name.casefold(): prompt for prompt in prompts}
     unknown = sorted(name for name in given if name.casefold() not in asked)
     if unknown:
         raise ValidationError(
             f"the template {template.name} does not ask for {', '.join(unknown)}"
-            + (f"; it asks for {', '.join(p['name'] for p in template.prompts)}" if asked else "")
+            + (f"; it asks for {', '.join(p.name for p in prompts)}" if asked else "")
         )
-    values = {
-        prompt["name"]: prompt["default"] for prompt in template.prompts if "default" in prompt
-    }
-    for name, value in given.items():
-        values[asked[name.casefold()]["name"]] = value
-    missing = [prompt["name"] for prompt in template.prompts if prompt["name"] not in values]
+    given = {asked[name.casefold()].name: value for name, value in given.items()}
+    values, wrong, missing = {}, [], []
+    for prompt in prompts:
+        try:
+            value = prompt.to_text(given.get(prompt.name, prompt.default))
+        except ValidationError as error:
+            message = error.messages[0].rstrip(".")
+            wrong.append(f"{prompt.name} {message[:1].lower()}{message[1:]}")
+            continue
+        if prompt.required and value == "":
+            missing.append(prompt.name)
+        values[prompt.name] = value
+    if wrong:
+        raise ValidationError(f"the template {template.name} refused {'; '.join(wrong)}")
     if missing:
         raise ValidationError(
             f"the template {template.name} needs a value for {', '.join(missing)}"
         )
-    targeting = JobTemplate.Targeting
-    servers, roles, environments = [], [], []
-    if template.targeting == targeting.SERVERS:
-        servers = [server.name for server in template.servers.all()]
-    elif template.targeting == targeting.ROLES:
-        roles = [role.name for role in template.roles.all()]
-        environments = [environment.name for environment in template.environments.all()]
-    if template.targeting != targeting.NONE and not (servers or roles):
+    targets = template_targets(template=template)
+    servers, roles, environments = targets["servers"], targets["roles"], targets["environments"]
+    if template.targeting != JobTemplate.Targeting.NONE and not (servers or roles):
         # never run on the local server instead of the targets someone forgot to choose
         raise ValidationError(
             f"the template {template.name} targets {template.targeting} but names none"
@@ -121,6 +132,112 @@ def launch_template(
         simulate=template.simulate if simulate is None else simulate,
         variables=values,
     )  # fmt: skip
+
+
+def template_targets(*, template: JobTemplate) -> dict[str, list[str]]:
+    """The names a template targets by its targeting: servers, or roles and environments (the
+    arguments of create_job and inventory.selectors.servers_for)."""
+    targets: dict[str, list[str]] = {"servers": [], "roles": [], "environments": []}
+    if template.targeting == JobTemplate.Targeting.SERVERS:
+        targets["servers"] = [server.name for server in template.servers.all()]
+    elif template.targeting == JobTemplate.Targeting.ROLES:
+        targets["roles"] = [role.name for role in template.roles.all()]
+        targets["environments"] = [env.name for env in template.environments.all()]
+    return targets
+
+
+PROMPT_FIELDS = ("name", "type", "default", "required", "choices", "description")
+
+
+@transaction.atomic
+def save_job_template(
+    *,
+    template: JobTemplate | None = None,
+    name: str,
+    raft_item: RaftItem,
+    description: str = "",
+    targeting: str = JobTemplate.Targeting.NONE,
+    servers=(),
+    roles=(),
+    environments=(),
+    mode: str = Mode.EXECUTE,
+    simulate: bool = False,
+    prompts: list[dict] | None = None,
+) -> JobTemplate:
+    """Make a job template, or change ``template``: its fields, its targets (only those its
+    targeting uses are kept) and, if given, its prompts in order, replacing the ones it had
+    (each a dict of name, type, default, required, choices, description). Raises
+    ValidationError, by field, for anything that does not fit, before anything is saved."""
+    template = template or JobTemplate()
+    template.name, template.description, template.raft_item = name, description, raft_item
+    template.targeting, template.mode, template.simulate = targeting, mode, simulate
+    errors: dict[str, list] = {}
+    try:
+        template.full_clean()
+    except ValidationError as error:
+        errors.update(error.message_dict)
+    if raft_item is not None and not raft_item.is_otterscript:
+        errors.setdefault("raft_item", []).append(
+            f"{raft_item} is a {raft_item.get_kind_display().lower()}: a template runs a script."
+        )
+    servers, roles, environments = list(servers), list(roles), list(environments)
+    if targeting != JobTemplate.Targeting.SERVERS:
+        servers = []
+    if targeting != JobTemplate.Targeting.ROLES:
+        roles = environments = []
+    if targeting == JobTemplate.Targeting.SERVERS and not servers:
+        errors.setdefault("servers", []).append("Choose the servers the template runs on.")
+    if targeting == JobTemplate.Targeting.ROLES and not roles:
+        errors.setdefault("roles", []).append("Choose the roles whose servers it runs on.")
+    rows = None
+    if prompts is not None:
+        rows, problems = _prompt_rows(prompts)
+        if problems:
+            errors.setdefault("prompts", []).extend(problems)
+    if errors:
+        raise ValidationError(errors)
+    template.save()
+    template.servers.set(servers)
+    template.roles.set(roles)
+    template.environments.set(environments)
+    if rows is not None:
+        template.prompt_fields.all().delete()
+        for row in rows:
+            row.template = template
+        JobTemplatePrompt.objects.bulk_create(rows)
+    return template
+
+
+def _prompt_rows(prompts: list[dict]) -> tuple[list[JobTemplatePrompt], list[str]]:
+    """Unsaved prompts, positioned in order, and what is wrong with them (by prompt name)."""
+    rows, problems, seen = [], [], set()
+    for position, fields in enumerate(prompts):
+        unknown = sorted(set(fields) - set(PROMPT_FIELDS))
+        if unknown:
+            problems.append(
+                f"A prompt has no {', '.join(unknown)}: only {', '.join(PROMPT_FIELDS)}."
+            )
+            continue
+        row = JobTemplatePrompt(position=position, **fields)
+        label = row.name or f"prompt {position + 1}"
+        try:
+            row.full_clean(exclude=["template"], validate_constraints=False)
+        except ValidationError as error:
+            problems.extend(
+                f"{label}: {message}" if field == "__all__" else f"{label}, {field}: {message}"
+                for field, messages in error.message_dict.items()
+                for message in messages
+            )
+        if row.name.casefold() in seen:
+            problems.append(f"{row.name}: the template already asks for a prompt of that name.")
+        seen.add(row.name.casefold())
+        rows.append(row)
+    return rows, problems
+
+
+def delete_job_template(*, template: JobTemplate) -> None:
+    """Delete a job template and its prompts; the jobs it made stay, without their template."""
+    template.delete()
 
 
 def run_execution(execution_id: int, *, worker: str) -> None:

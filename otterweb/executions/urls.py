@@ -1,6 +1,6 @@
 from django.urls import path
 
-from otterweb.executions import views
+from otterweb.executions import template_views, views
 
 urlpatterns = [
     path("executions/", views.ExecutionListView.as_view(), name="execution-list"),
@@ -8,6 +8,21 @@ urlpatterns = [
     path(
         "executions/<int:pk>/cancel/", views.ExecutionCancelView.as_view(), name="execution-cancel"
     ),
-    path("templates/", views.JobTemplateListView.as_view(), name="template-list"),
-    path("templates/<int:pk>/", views.JobTemplateLaunchView.as_view(), name="template-launch"),
+    path("templates/", template_views.JobTemplateListView.as_view(), name="template-list"),
+    path("templates/new/", template_views.JobTemplateEditView.as_view(), name="template-create"),
+    path(
+        "templates/<int:pk>/",
+        template_views.JobTemplateLaunchView.as_view(),
+        name="template-launch",
+    ),
+    path(
+        "templates/<int:pk>/edit/",
+        template_views.JobTemplateEditView.as_view(),
+        name="template-edit",
+    ),
+    path(
+        "templates/<int:pk>/delete/",
+        template_views.JobTemplateDeleteView.as_view(),
+        name="template-delete",
+    ),
 ]

@@ -284,9 +284,10 @@ def template():
         if name.startswith("web"):
             server.roles.add(web)
     template = JobTemplate.objects.create(
-        name="Deploy web", raft_item=item, targeting="roles", mode="execute",
-        prompts=[{"name": "Version", "description": "the build"}, {"name": "Channel", "default": "stable"}],
-    )  # fmt: skip
+        name="Deploy web", raft_item=item, targeting="roles", mode="execute"
+    )
+    template.prompt_fields.create(name="Version", required=True, description="the build")
+    template.prompt_fields.create(name="Channel", default="stable", position=1)
     template.roles.add(web)
     template.environments.add(production)
     return template

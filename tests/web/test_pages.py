@@ -79,10 +79,10 @@ def test_raft_item_run_starts_an_execution_and_opens_it(admin_client, item) -> N
 def test_admin_runs_job_templates_and_says_which_need_values(admin_client, item) -> None:
     from otterweb.executions.models import JobTemplate
 
-    ready = JobTemplate.objects.create(name="Ready", raft_item=item, prompts=[{"name": "A", "default": "1"}])  # fmt: skip
-    asking = JobTemplate.objects.create(
-        name="Asking", raft_item=item, prompts=[{"name": "Version"}]
-    )
+    ready = JobTemplate.objects.create(name="Ready", raft_item=item)
+    ready.prompt_fields.create(name="A", default="1")
+    asking = JobTemplate.objects.create(name="Asking", raft_item=item)
+    asking.prompt_fields.create(name="Version", required=True)
     response = admin_client.post(
         reverse("admin:executions_jobtemplate_changelist"),
         {"action": "launch", "_selected_action": [ready.pk, asking.pk]},
@@ -153,9 +153,10 @@ def deploy_template(item):
 
     server = Server.objects.create(name="web1")
     template = JobTemplate.objects.create(
-        name="Deploy", raft_item=item, targeting="servers", mode="collect",
-        prompts=[{"name": "Version", "description": "the build"}, {"name": "Channel", "default": "stable"}],
-    )  # fmt: skip
+        name="Deploy", raft_item=item, targeting="servers", mode="collect"
+    )
+    template.prompt_fields.create(name="Version", required=True, description="the build")
+    template.prompt_fields.create(name="Channel", default="stable", position=1)
     template.servers.add(server)
     return template
 
