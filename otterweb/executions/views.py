@@ -56,4 +56,3 @@ class ExecutionCancelView(LoginRequiredMixin, PermissionRequiredMixin, View):
         services.request_cancel(execution=execution)
         messages.info(request, "Asked the worker to stop the execution.")
         return redirect("execution-detail", pk=pk)
-
