@@ -117,7 +117,7 @@ async def floor(lines: int, clients: int) -> tuple[float, float, float]:
 async def otterweb(site: Site, mode: str, lines: int, clients: int) -> tuple[float, float, float]:
     script = f"Sleep 2;\nforeach $i in @Range(1, {lines}) {{ Log-Information line $i; }}"
     before = 1  # lines logged before the loop's
-    execution = site.api("POST", "/api/executions/", {"script": script})
+    execution = site.api("POST", "/api/executions/", {"script": script, "servers": ["localhost"]})
     port, token = site.port, site.token
     readers = [Client() for _ in range(clients)]
 

@@ -472,6 +472,15 @@ def comment_text(comment: str) -> str:
     return comment.lstrip("#").strip()
 
 
+def targets_servers(script: Node) -> bool:
+    """Whether a script chooses servers itself: a ``for server``/``for role`` block or a
+    ``foreach server``/``foreach role`` loop anywhere in it (a job of it may then name none)."""
+    return any(
+        isinstance(node, SetContext | ContextIteration) and node.context in ("server", "role")
+        for node in script.walk()
+    )
+
+
 def node_types() -> list[type[Node]]:
     """Every concrete node type, for tests that each visitor handles them all."""
     found: dict[str, type[Node]] = {}

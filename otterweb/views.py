@@ -4,9 +4,43 @@ from django.shortcuts import render
 from django.template import loader
 from django.views.generic import TemplateView
 
+from otterweb.executions import selectors
+from otterweb.executions.views import execution_row, failed_url
+
 
 class HomeView(LoginRequiredMixin, TemplateView):
+    """The dashboard: what runs now and what ran last (live, by dashboard.js), what failed in
+    the last day, what the inventory holds, and the daily actions; what to do first on a new
+    installation. A fixed number of queries whatever the data."""
+
     template_name = "home.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["counts"] = selectors.counts()
+        if self.request.user.has_perm("executions.view_execution"):
+            activity = selectors.activity()
+            context.update(
+                panels=[
+                    {
+                        "key": "running",
+                        "title": "Running now",
+                        "when": "started",
+                        "empty": "Nothing is running.",
+                        "rows": [execution_row(execution) for execution in activity.running],
+                    },
+                    {
+                        "key": "recent",
+                        "title": "Recently ended",
+                        "when": "duration",
+                        "empty": "No execution has ended yet.",
+                        "rows": [execution_row(execution) for execution in activity.recent],
+                    },
+                ],
+                failed=activity.failed,
+                failed_url=failed_url(activity.failed_since),
+            )
+        return context
 
 
 # The product's error pages: what happened and where to go, in the site's look; never a

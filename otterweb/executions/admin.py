@@ -1,5 +1,8 @@
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.template.defaultfilters import pluralize
+from django.urls import reverse
+from django.utils.html import format_html
 
 from otterweb.admin import RecordInline
 from otterweb.executions import services
@@ -9,7 +12,6 @@ from otterweb.executions.models import (
     Job,
     JobTemplate,
     JobTemplatePrompt,
-    LogEntry,
 )
 from otterweb.executions.template_forms import BasePromptFormSet, PromptForm
 
@@ -69,18 +71,13 @@ class JobAdmin(admin.ModelAdmin):
         return False
 
 
-class LogEntryInline(RecordInline):
-    model = LogEntry
-    fields = ["seq", "level", "message", "line", "time"]
-
-
 @admin.register(Execution)
 class ExecutionAdmin(admin.ModelAdmin):
     list_display = [
         "id",
         "job",
         "run_state",
-        "status",
+        "outcome",
         "mode",
         "simulate",
         "started",
@@ -89,12 +86,28 @@ class ExecutionAdmin(admin.ModelAdmin):
     ]
     list_filter = ["run_state", "status", "mode", "simulate"]
     search_fields = ["job__name", "worker", "error"]
-    readonly_fields = [f.name for f in Execution._meta.fields]
-    inlines = [LogEntryInline]
+    # The log is never inlined (50,000 lines took minutes to render): its size, and a link to
+    # the execution's page that streams it.
+    readonly_fields = [f.name for f in Execution._meta.fields] + ["log"]
+    list_select_related = ["job"]
     actions = ["cancel"]
 
     def has_add_permission(self, request) -> bool:
         return False
+
+    @admin.display(description="Outcome")
+    def outcome(self, execution: Execution) -> str:
+        return execution.outcome_label
+
+    @admin.display(description="Log")
+    def log(self, execution: Execution) -> str:
+        lines = execution.log_entries.count()
+        return format_html(
+            '{} line{} · <a href="{}">open the log</a>',
+            f"{lines:,}",
+            pluralize(lines),
+            reverse("execution-detail", args=[execution.pk]),
+        )
 
     @admin.action(description="Cancel the selected executions", permissions=["cancel"])
     def cancel(self, request, queryset) -> None:

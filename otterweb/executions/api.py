@@ -142,11 +142,36 @@ class JobSerializer(serializers.ModelSerializer):
 class ExecutionSerializer(serializers.ModelSerializer):
     job = JobSerializer(read_only=True)
     duration = serializers.FloatField(read_only=True, allow_null=True)
+    outcome = serializers.CharField(
+        read_only=True,
+        help_text="What happened: pending, executing, normal, warning, error, cancelled, or "
+        "drifted (a collect that found drift).",
+    )
+    outcome_label = serializers.CharField(
+        read_only=True, help_text='For people: "Cancelled", "Drifted (3 operations)" ...'
+    )
 
     class Meta:
         model = Execution
-        fields = ["id", "job", "run_state", "status", "mode", "simulate", "created", "started", "ended", "duration",
-                  "worker", "drift", "error", "last_seq", "cancel_requested"]  # fmt: skip
+        fields = [
+            "id",
+            "job",
+            "run_state",
+            "status",
+            "outcome",
+            "outcome_label",
+            "mode",
+            "simulate",
+            "created",
+            "started",
+            "ended",
+            "duration",
+            "worker",
+            "drift",
+            "error",
+            "last_seq",
+            "cancel_requested",
+        ]
         read_only_fields = fields
 
 

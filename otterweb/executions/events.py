@@ -75,7 +75,13 @@ def scope_message(scopes: list[LogScope]) -> dict:
 
 
 def status_message(execution: Execution) -> dict:
-    return {"type": "status", "run_state": execution.run_state, "status": execution.status}
+    return {
+        "type": "status",
+        "run_state": execution.run_state,
+        "status": execution.status,
+        "outcome": execution.outcome,
+        "outcome_label": execution.outcome_label,
+    }
 
 
 def complete_message(last_seq: int) -> dict:

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from engine import OtterSyntaxError, parse
+from engine.ast import targets_servers
 from engine.interpreter import Execution as EngineExecution
 from otterweb.executions.host import DjangoHost
 from otterweb.executions.locks import lock_provider
@@ -37,6 +38,10 @@ from otterweb.rafts.models import RaftItem
 logger = logging.getLogger(__name__)
 
 CANCEL_POLL_SECONDS = 1.0
+NO_TARGETS = (
+    "Choose servers or roles to run on, or target servers in the script with "
+    "`for server ...`/`for role ...`."
+)
 
 
 @transaction.atomic
@@ -45,12 +50,16 @@ def create_job(
     servers: list[str] = (), roles: list[str] = (), environments: list[str] = (), mode: str = Mode.EXECUTE,
     simulate: bool = False, variables: dict | None = None, template=None,
 ) -> Execution:  # fmt: skip
-    """Make a job and its pending execution; it is dispatched once the transaction commits."""
+    """Make a job and its pending execution; it is dispatched once the transaction commits.
+
+    A job runs on the servers named, and those with the roles in the environments; with none,
+    only a script that targets servers itself (``for server``/``for role``) is accepted, never
+    an implicit local run."""
     if (script is None) == (raft_item is None):
         raise ValidationError("give either a script or a raft item")
     text = script if script is not None else raft_item.content
     try:
-        parse(text, name=name or "script")
+        parsed = parse(text, name=name or "script")
     except OtterSyntaxError as error:
         raise ValidationError(
             [d.format(name or "script") for d in error.diagnostics if d.is_error]
@@ -63,6 +72,8 @@ def create_job(
         raise ValidationError(f"no active server named {', '.join(missing)}")
     if (roles or environments) and not targets:
         raise ValidationError("no active server has those roles in those environments")
+    if not targets and not targets_servers(parsed):
+        raise ValidationError(NO_TARGETS, code="no_targets")
     version = raft_item.versions.first() if raft_item is not None else None
     job = Job.objects.create(
         template=template, name=name or (str(raft_item) if raft_item else "ad hoc script"), requested_by=requested_by,

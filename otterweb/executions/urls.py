@@ -8,6 +8,8 @@ urlpatterns = [
     path(
         "executions/<int:pk>/cancel/", views.ExecutionCancelView.as_view(), name="execution-cancel"
     ),
+    path("executions/activity/", views.ExecutionActivityView.as_view(), name="execution-activity"),
+    path("targets/preview/", views.TargetPreviewView.as_view(), name="target-preview"),
     path("templates/", template_views.JobTemplateListView.as_view(), name="template-list"),
     path("templates/new/", template_views.JobTemplateEditView.as_view(), name="template-create"),
     path(

@@ -19,6 +19,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# The server the tests' scripts run on (a job names its servers): this machine, by the local agent.
+LOCAL_SERVER = (
+    "from otterweb.inventory.models import Server; Server.objects.create(name='localhost')"
+)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -47,6 +53,7 @@ class Site:
         self.manage("migrate", "--noinput")
         self.manage("createsuperuser", "--noinput", "--username", "ops")
         self.token = self.manage("drf_create_token", "ops").split()[2]
+        self.manage("shell", "-c", LOCAL_SERVER)
 
     def manage(self, *args: str) -> str:
         return subprocess.run(

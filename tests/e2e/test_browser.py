@@ -10,16 +10,21 @@ import pytest
 from tests.e2e.browser import browser_page, log_in
 from tests.e2e.serving import Site, stop
 
+# The script targets the server itself (a job without servers is refused otherwise); a `for`
+# without a description opens no log scope, so Deploy is the log's first scope.
 SCRIPT = """\
-# Deploy
+for server localhost
 {
-    Log-Information starting;
-    # Check
+    # Deploy
     {
-        Log-Warning disk almost full;
-        foreach $i in @Range(1, 300) { Log-Information step $i; }
+        Log-Information starting;
+        # Check
+        {
+            Log-Warning disk almost full;
+            foreach $i in @Range(1, 300) { Log-Information step $i; }
+        }
+        try { Log-Error broken; } catch { Log-Information recovered; }
     }
-    try { Log-Error broken; } catch { Log-Information recovered; }
 }
 """
 
@@ -37,7 +42,7 @@ def test_execution_page_draws_the_live_log_as_a_nested_tree(site) -> None:
         log_in(page, site)
         execution = site.api("POST", "/api/executions/", {"script": SCRIPT})
         page.goto(f"{site.base}/executions/{execution['id']}/")
-        page.wait_for_function("document.getElementById('state').textContent === 'completed'")
+        page.wait_for_function("document.getElementById('state').dataset.runState === 'completed'")
         last_seq = site.api("GET", f"/api/executions/{execution['id']}/")["last_seq"]
         assert (
             last_seq == 303
@@ -46,7 +51,8 @@ def test_execution_page_draws_the_live_log_as_a_nested_tree(site) -> None:
             "n => document.querySelectorAll('#log .entry').length >= n", arg=last_seq
         )
         assert page.locator("#log .entry").count() == last_seq
-        assert page.locator("#status").text_content() == "error"
+        assert page.locator("#status").text_content() == "Error"
+        assert page.locator("#status").get_attribute("class") == "badge error"
         deploy = page.locator("#log > details.scope")
         assert deploy.locator("> summary").text_content().startswith("Deploy · ")
         check = deploy.locator("> .scope-body > details.scope")
@@ -61,5 +67,5 @@ def test_execution_page_draws_the_live_log_as_a_nested_tree(site) -> None:
         assert children.nth(2).text_content() == "broken"
         # levels have their colours; a scope's status colours its title, not its lines
         colour = "e => getComputedStyle(e).color"
-        assert check.locator(".entry.level-warning").evaluate(colour) == "rgb(154, 103, 0)"
+        assert check.locator(".entry.level-warning").evaluate(colour) == "rgb(125, 82, 0)"  # --warn
         assert check.locator(".entry").nth(1).evaluate(colour) == "rgb(31, 35, 40)"

@@ -53,7 +53,7 @@ def read_to_complete(site: Site, execution_id: int) -> tuple[list[dict], list[st
 
 def test_e2e_script_through_api_and_websocket_every_line_once_in_order(site) -> None:
     script = f"# Count\nforeach $i in @Range(1, {LINES}) {{ Log-Information line $i; }}"
-    execution = site.api("POST", "/api/executions/", {"script": script})
+    execution = site.api("POST", "/api/executions/", {"script": script, "servers": ["localhost"]})
     entries, _statuses, last = read_to_complete(site, execution["id"])
     assert [entry["seq"] for entry in entries] == list(range(1, last + 1))
     assert last == LINES
@@ -73,7 +73,9 @@ def refused(url: str, **options) -> bool:
 
 
 def test_e2e_websocket_refuses_without_credentials_and_foreign_origins(site) -> None:
-    execution = site.api("POST", "/api/executions/", {"script": "Log-Information x;"})
+    execution = site.api(
+        "POST", "/api/executions/", {"script": "Log-Information x;", "servers": ["localhost"]}
+    )
     url = f"ws://127.0.0.1:{site.port}/ws/executions/{execution['id']}/"
     assert refused(url)
     assert refused(
@@ -96,7 +98,9 @@ def test_e2e_reaper_closes_the_execution_of_a_worker_killed_with_sigkill(mode, t
     survivor = None
     try:
         script = "Log-Information before;\nSleep 60;\nLog-Information never;"
-        execution = site.api("POST", "/api/executions/", {"script": script})
+        execution = site.api(
+            "POST", "/api/executions/", {"script": script, "servers": ["localhost"]}
+        )
         detail = site.wait_for(
             execution["id"], lambda d: d["run_state"] == "executing" and d["last_seq"] >= 1
         )
@@ -127,7 +131,10 @@ def test_e2e_distributed_global_lock_holds_across_workers(tmp_path) -> None:
     processes = [site.serve(log), site.worker("w1", log), site.worker("w2", log)]
     try:
         script = "with lock=!Deploy { Log-Information start; Sleep 2; Log-Information end; }"
-        executions = [site.api("POST", "/api/executions/", {"script": script}) for _ in range(2)]
+        executions = [
+            site.api("POST", "/api/executions/", {"script": script, "servers": ["localhost"]})
+            for _ in range(2)
+        ]
         spans, workers = [], set()
         for execution in executions:
             detail = site.wait_for(execution["id"], lambda d: d["run_state"] == "completed")
@@ -150,7 +157,9 @@ def test_e2e_cancel_reaches_the_worker_and_kills_its_processes(site) -> None:
     Celery worker) and kills the process it started."""
     marker = f"{time.time():.6f}"  # a sleep of this many seconds: found again with pgrep
     execution = site.api(
-        "POST", "/api/executions/", {"script": f"Log-Information started;\nSHExec sleep {marker};"}
+        "POST",
+        "/api/executions/",
+        {"script": f"Log-Information started;\nSHExec sleep {marker};", "servers": ["localhost"]},
     )
     detail = site.wait_for(
         execution["id"], lambda d: d["run_state"] == "executing" and d["last_seq"] >= 1
@@ -174,7 +183,11 @@ def test_e2e_stopping_serve_cancels_its_runs_and_stores_why(tmp_path) -> None:
     and the execution is closed with the reason as its last line."""
     site = Site(tmp_path)
     server = site.serve()
-    execution = site.api("POST", "/api/executions/", {"script": "Log-Information started;\nSHExec sleep 120;"})  # fmt: skip
+    execution = site.api(
+        "POST",
+        "/api/executions/",
+        {"script": "Log-Information started;\nSHExec sleep 120;", "servers": ["localhost"]},
+    )
     site.wait_for(execution["id"], lambda d: d["run_state"] == "executing" and d["last_seq"] >= 1)
     time.sleep(0.5)  # the process is running
     stopping = time.monotonic()

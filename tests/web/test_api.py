@@ -10,9 +10,15 @@ from rest_framework.test import APIClient
 
 from otterweb.executions.models import Execution, LogEntry
 from otterweb.executions.services import run_execution
-from otterweb.inventory.models import Credential
+from otterweb.inventory.models import Credential, Server
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def here(db):
+    """The server the tests' jobs run on (a job names its servers)."""
+    return Server.objects.create(name="here")
 
 
 @pytest.fixture
@@ -186,7 +192,11 @@ def test_api_script_endpoints(admin) -> None:
 def test_api_executions_start_follow_logs_and_cancel(admin) -> None:
     started = admin.post(
         "/api/executions/",
-        {"script": "Log-Information one;\nLog-Warning two;", "mode": "execute"},
+        {
+            "script": "Log-Information one;\nLog-Warning two;",
+            "mode": "execute",
+            "servers": ["here"],
+        },
         format="json",
     )
     assert started.status_code == 201
@@ -202,7 +212,9 @@ def test_api_executions_start_follow_logs_and_cancel(admin) -> None:
     logs = admin.get(f"/api/executions/{execution_id}/logs/?after=1").json()
     assert [(e["seq"], e["level"], e["message"]) for e in logs] == [(2, "warning", "two")]
     assert admin.get(f"/api/executions/{execution_id}/logs/?after=x").status_code == 400
-    pending = admin.post("/api/executions/", {"script": "Log-Information x;"}, format="json").json()
+    pending = admin.post(
+        "/api/executions/", {"script": "Log-Information x;", "servers": ["here"]}, format="json"
+    ).json()
     cancelled = admin.post(f"/api/executions/{pending['id']}/cancel/")
     assert cancelled.status_code == 202 and cancelled.json()["status"] == "cancelled"
 
@@ -247,7 +259,7 @@ def test_api_without_permission_is_403_not_data(limited) -> None:
 
 def test_api_logs_of_an_execution_need_view_permission(limited, admin) -> None:
     execution_id = admin.post(
-        "/api/executions/", {"script": "Log-Information x;"}, format="json"
+        "/api/executions/", {"script": "Log-Information x;", "servers": ["here"]}, format="json"
     ).json()["id"]
     LogEntry.objects.create(
         execution_id=execution_id,
@@ -347,7 +359,9 @@ def test_api_job_template_prompts_are_validated(admin, template) -> None:
 
 
 def test_api_cancel_needs_the_cancel_permission_not_add(admin) -> None:
-    pending = admin.post("/api/executions/", {"script": "Log-Information x;"}, format="json").json()
+    pending = admin.post(
+        "/api/executions/", {"script": "Log-Information x;", "servers": ["here"]}, format="json"
+    ).json()
     user = get_user_model().objects.create_user("operator", password="pw-12345-x")
     user.user_permissions.add(Permission.objects.get(codename="view_execution"))
     client = APIClient()

@@ -20,8 +20,15 @@ from otterweb.executions import publish
 from otterweb.executions.consumers import ExecutionLogConsumer
 from otterweb.executions.models import LogEntry, LogScope
 from otterweb.executions.services import create_job, run_execution
+from otterweb.inventory.models import Server
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True)
+def here(db):
+    """The server the tests' jobs run on (a job names its servers)."""
+    return Server.objects.create(name="here")
 
 
 @pytest.fixture
@@ -50,7 +57,7 @@ def store(execution, *seqs: int) -> list[LogEntry]:
 
 
 async def test_consumer_refuses_anonymous_and_users_without_permission() -> None:
-    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
     connected, code = await communicator(execution.pk, AnonymousUser()).connect()
     assert (connected, code) == (False, 4403)
     plain = await sync_to_async(get_user_model().objects.create_user)("plain")
@@ -59,7 +66,7 @@ async def test_consumer_refuses_anonymous_and_users_without_permission() -> None
 
 
 async def test_consumer_sends_backlog_then_live_batches(viewer) -> None:
-    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
     await sync_to_async(store)(execution, 1, 2)
     connection = communicator(execution.pk, viewer)
     assert (await connection.connect())[0]
@@ -67,6 +74,8 @@ async def test_consumer_sends_backlog_then_live_batches(viewer) -> None:
         "type": "status",
         "run_state": "pending",
         "status": "normal",
+        "outcome": "pending",
+        "outcome_label": "Pending",
     }
     backlog = await connection.receive_json_from()
     assert [e["seq"] for e in backlog["entries"]] == [1, 2]
@@ -77,7 +86,7 @@ async def test_consumer_sends_backlog_then_live_batches(viewer) -> None:
 
 
 async def test_consumer_resumes_after_a_seq_and_drops_what_the_client_has(viewer) -> None:
-    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
     entries = await sync_to_async(store)(execution, 1, 2, 3)
     connection = communicator(execution.pk, viewer, after=2)
     await connection.connect()
@@ -89,7 +98,7 @@ async def test_consumer_resumes_after_a_seq_and_drops_what_the_client_has(viewer
 
 
 async def test_consumer_sends_only_the_new_part_of_a_batch_it_partly_sent(viewer) -> None:
-    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
     stored = await sync_to_async(store)(execution, 1, 2, 3)
     connection = communicator(execution.pk, viewer)
     await connection.connect()
@@ -105,7 +114,7 @@ async def test_consumer_sends_only_the_new_part_of_a_batch_it_partly_sent(viewer
 async def test_consumer_sends_a_scope_before_refilled_lines_of_it(viewer) -> None:
     """The message with a scope was dropped; the lines refilled from the database come after
     their scope (and its parent), never before."""
-    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
     connection = communicator(execution.pk, viewer)
     await connection.connect()
     await connection.receive_json_from()  # status
@@ -139,7 +148,7 @@ async def test_consumer_sends_a_scope_before_refilled_lines_of_it(viewer) -> Non
 async def test_consumer_sends_scopes_of_a_dropped_message_before_newer_ones(viewer) -> None:
     """The batch that opened scopes 1 and 2 was dropped; the next one opens scope 3. The client
     gets 1 and 2 from the database first, then 3, then the lines (refilled ones included)."""
-    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
     connection = communicator(execution.pk, viewer)
     await connection.connect()
     await connection.receive_json_from()  # status
@@ -175,7 +184,7 @@ async def test_consumer_sends_scopes_of_a_dropped_message_before_newer_ones(view
 
 
 async def test_consumer_refills_a_gap_from_the_database(viewer) -> None:
-    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
     connection = communicator(execution.pk, viewer)
     await connection.connect()
     await connection.receive_json_from()  # status
@@ -192,7 +201,7 @@ async def test_consumer_refills_a_gap_from_the_database(viewer) -> None:
 
 
 async def test_consumer_authenticates_api_clients_by_token_header(viewer) -> None:
-    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
     token = await sync_to_async(Token.objects.create)(user=viewer)
     connection = WebsocketCommunicator(
         application,
@@ -216,7 +225,7 @@ async def test_consumer_authenticates_api_clients_by_token_header(viewer) -> Non
 
 async def test_consumer_watches_a_whole_execution_run_by_a_worker_thread(viewer) -> None:
     script = "foreach $i in @Range(1, 400) { Log-Information line $i; }"
-    execution = await sync_to_async(create_job)(script=script)
+    execution = await sync_to_async(create_job)(script=script, servers=["here"])
     publish.use_server_loop(asyncio.get_running_loop())
     try:
         connection = communicator(execution.pk, viewer)
@@ -241,7 +250,7 @@ async def test_consumer_watches_a_whole_execution_run_by_a_worker_thread(viewer)
 
 
 async def test_consumer_sends_long_backlogs_and_long_lines_in_bounded_messages(viewer) -> None:
-    execution = await sync_to_async(create_job)(script="Log-Information x;")
+    execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
 
     def store_many() -> None:
         LogEntry.objects.bulk_create(

@@ -57,7 +57,8 @@ def test_create_job_validates_script_servers_and_mode(servers) -> None:
 
 def test_run_execution_stores_every_line_in_order_and_finishes(servers) -> None:
     execution = create_job(
-        script="# Greeting\n{\n    Log-Information one;\n    Log-Warning two;\n}\nLog-Information three;"
+        script="# Greeting\n{\n    Log-Information one;\n    Log-Warning two;\n}\nLog-Information three;",
+        servers=["web1"],
     )
     run_execution(execution.pk, worker="test")
     execution.refresh_from_db()
@@ -73,7 +74,7 @@ def test_run_execution_stores_every_line_in_order_and_finishes(servers) -> None:
         "three",
     ]
     assert execution.last_seq == 3 and execution.started and execution.ended
-    scope = LogScope.objects.get(execution=execution)
+    scope = LogScope.objects.get(execution=execution, name="Greeting")
     assert (scope.name, scope.status, scope.ended is not None) == ("Greeting", "warning", True)
     assert stored[0].scope_id == scope.scope_id
 
@@ -97,7 +98,7 @@ def test_run_execution_sees_inventory_variables_and_masks_sensitive(servers) -> 
 
 
 def test_run_execution_is_not_run_twice(servers) -> None:
-    execution = create_job(script="Log-Information once;")
+    execution = create_job(script="Log-Information once;", servers=["web1"])
     run_execution(execution.pk, worker="a")
     run_execution(execution.pk, worker="b")
     execution.refresh_from_db()
@@ -105,17 +106,19 @@ def test_run_execution_is_not_run_twice(servers) -> None:
 
 
 def test_run_execution_stores_drift(servers, tmp_path) -> None:
-    execution = create_job(script=f"Ensure-Directory {tmp_path}/missing;", mode="collect")
+    execution = create_job(
+        script=f"Ensure-Directory {tmp_path}/missing;", mode="collect", servers=["web1"]
+    )
     run_execution(execution.pk, worker="test")
     execution.refresh_from_db()
     assert execution.drift == [
-        {"server": "localhost", "operation": f"Ensure-Directory {tmp_path}/missing", "line": 1,
+        {"server": "web1", "operation": f"Ensure-Directory {tmp_path}/missing", "line": 1,
          "differences": [{"property": "Exists", "expected": True, "actual": False}]}
     ]  # fmt: skip
 
 
 def test_cancel_stops_a_running_execution_and_kills_its_process(servers) -> None:
-    execution = create_job(script="Exec sleep 30;\nLog-Information never;")
+    execution = create_job(script="Exec sleep 30;\nLog-Information never;", servers=["web1"])
     worker = threading.Thread(target=dispatch.run, args=(execution.pk,))  # as a worker thread does
     worker.start()
     for _ in range(100):
@@ -135,7 +138,7 @@ def test_cancel_stops_a_running_execution_and_kills_its_process(servers) -> None
 
 def test_run_execution_stops_a_run_past_its_time_limit(servers, settings) -> None:
     settings.OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS = 1.5
-    execution = create_job(script="Exec sleep 30;\nLog-Information never;")
+    execution = create_job(script="Exec sleep 30;\nLog-Information never;", servers=["web1"])
     start = time.monotonic()
     run_execution(execution.pk, worker="test")
     assert time.monotonic() - start < 6
@@ -146,7 +149,7 @@ def test_run_execution_stops_a_run_past_its_time_limit(servers, settings) -> Non
 
 
 def test_cancel_of_a_pending_execution_closes_it_at_once(servers) -> None:
-    execution = create_job(script="Log-Information x;")
+    execution = create_job(script="Log-Information x;", servers=["web1"])
     request_cancel(execution=execution)
     execution.refresh_from_db()
     assert (execution.run_state, execution.status) == ("completed", "cancelled")
@@ -154,7 +157,7 @@ def test_cancel_of_a_pending_execution_closes_it_at_once(servers) -> None:
 
 
 def test_reaper_closes_executions_whose_worker_stopped_and_keeps_their_lines(servers) -> None:
-    execution = create_job(script="Log-Information x;")
+    execution = create_job(script="Log-Information x;", servers=["web1"])
     Execution.objects.filter(pk=execution.pk).update(
         run_state="executing",
         worker="host:123",
@@ -165,7 +168,7 @@ def test_reaper_closes_executions_whose_worker_stopped_and_keeps_their_lines(ser
         LogEntry.objects.create(
             execution=execution, seq=seq, level=10, message=f"line {seq}", time=timezone.now()
         )
-    fresh = create_job(script="Log-Information y;")
+    fresh = create_job(script="Log-Information y;", servers=["web1"])
     Execution.objects.filter(pk=fresh.pk).update(run_state="executing", heartbeat=timezone.now())
     assert reap_lost_executions(lost_after=timedelta(seconds=30)) == [execution.pk]
     execution.refresh_from_db()

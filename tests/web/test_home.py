@@ -1,10 +1,21 @@
-"""The home page sits behind login."""
+"""The home page: behind login, a dashboard of what runs, what failed, what the inventory
+holds, and what to do first."""
 
 from __future__ import annotations
 
+import contextlib
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth import get_user_model
-from django.urls import reverse
+from django.contrib.auth.models import Permission
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+
+from otterweb.executions.models import Execution, Job
+from otterweb.inventory.models import Environment, Role, Server
 
 pytestmark = pytest.mark.django_db
 
@@ -20,10 +31,120 @@ def test_home_shows_for_logged_in_user(client) -> None:
     client.force_login(user)
     response = client.get(reverse("home"))
     assert response.status_code == 200
-    assert b"Welcome to OtterWeb" in response.content
+    assert b"<h1>Dashboard</h1>" in response.content
 
 
 def test_login_page_renders(client) -> None:
     response = client.get(reverse("login"))
     assert response.status_code == 200
     assert b'name="username"' in response.content
+
+
+# ---- the dashboard
+
+
+@pytest.fixture
+def ops(django_user_model):
+    user = django_user_model.objects.create_user("ops", password="s3cret-pass")
+    for codename in ("view_execution", "view_server", "view_role", "view_environment"):
+        user.user_permissions.add(Permission.objects.get(codename=codename))
+    return user
+
+
+def make_execution(
+    name: str, *, run_state: str, status: str = "normal", ago=timedelta(0), user=None
+):
+    """An execution as the worker leaves it, made without running anything."""
+    job = Job.objects.create(
+        name=name, script="Log-Information x;", targets=["web1"], requested_by=user
+    )
+    now = timezone.now() - ago
+    execution = Execution.objects.create(job=job, run_state=run_state, status=status)
+    started = None if run_state == "pending" else now
+    ended = now if run_state == "completed" else None
+    Execution.objects.filter(pk=execution.pk).update(created=now, started=started, ended=ended)
+    return execution
+
+
+def test_home_shows_what_to_do_first_when_nothing_exists(client, ops) -> None:
+    client.force_login(ops)
+    page = client.get(reverse("home")).content.decode()
+    assert "Start here" in page and "Describe your servers." in page and "Write a script." in page
+    assert "Nothing is running." in page and "No execution has ended yet." in page
+
+
+def test_home_counts_servers_roles_and_environments_with_links(admin_client) -> None:
+    production = Environment.objects.create(name="production")
+    web = Role.objects.create(name="web")
+    for name in ("web1", "web2", "db1"):
+        server = Server.objects.create(name=name)
+        server.roles.add(web)
+        server.environments.add(production)
+    page = admin_client.get(reverse("home")).content.decode()
+    assert "Start here" not in page
+    servers_link = reverse("admin:inventory_server_changelist")
+    with contextlib.suppress(NoReverseMatch):  # the inventory's own page when there is one
+        servers_link = reverse("server-list")
+    assert f'<a href="{servers_link}">3<span class="visually-hidden"> servers</span></a>' in page
+    assert '1<span class="visually-hidden"> role</span>' in page
+    assert '1<span class="visually-hidden"> environment</span>' in page
+
+
+def test_home_shows_running_executions_and_the_runs_failed_in_a_day(client, ops) -> None:
+    client.force_login(ops)
+    make_execution("deploy web", run_state="executing", user=ops)
+    make_execution("nightly backup", run_state="completed", status="error", ago=timedelta(hours=2))
+    make_execution("old failure", run_state="completed", status="error", ago=timedelta(days=3))
+    make_execution("check", run_state="completed", status="normal", ago=timedelta(hours=1))
+    response = client.get(reverse("home"))
+    page = response.content.decode()
+    running = page[page.index('data-rows="running"') : page.index('data-rows="recent"')]
+    assert "deploy web" in running and '<span class="badge executing">Executing</span>' in running
+    assert "nightly backup" not in running
+    recent = page[page.index('data-rows="recent"') :]
+    assert "nightly backup" in recent and '<span class="badge error">Error</span>' in recent
+    assert "<span data-failed-count>1</span>" in page and 'class="card alert"' in page
+    failed_url = response.context["failed_url"]
+    listed = client.get(failed_url).content.decode()
+    assert "nightly backup" in listed and "old failure" not in listed and "check" not in listed
+    assert "otterweb/dashboard.js" in page
+
+
+def test_home_needs_a_fixed_number_of_queries(client, ops, django_assert_num_queries) -> None:
+    client.force_login(ops)
+    make_execution("first", run_state="executing", user=ops)
+    client.get(reverse("home"))  # the session and permissions cached as on any later request
+    with CaptureQueriesContext(connection) as few:
+        client.get(reverse("home"))
+    for index in range(30):
+        make_execution(f"run {index}", run_state="executing", user=ops)
+        make_execution(f"done {index}", run_state="completed", status="error", user=ops)
+        Server.objects.create(name=f"server{index}")
+    with django_assert_num_queries(len(few.captured_queries)):
+        client.get(reverse("home"))
+
+
+def test_home_offers_the_daily_actions_that_exist(admin_client) -> None:
+    page = admin_client.get(reverse("home")).content.decode()
+    assert f'href="{reverse("template-list")}">Run a job template</a>' in page
+    assert f'href="{reverse("execution-list")}">All executions</a>' in page
+    assert ">Add a server</a>" in page
+
+
+def test_execution_activity_sends_rows_for_the_dashboard_to_poll(client, ops) -> None:
+    running = make_execution("deploy web", run_state="executing", user=ops)
+    make_execution("nightly backup", run_state="completed", status="error", ago=timedelta(hours=2))
+    url = reverse("execution-activity")
+    assert client.get(url).status_code == 403  # not logged in
+    client.force_login(ops)
+    body = client.get(url).json()
+    assert [row["name"] for row in body["running"]] == ["deploy web"]
+    assert body["running"][0]["url"] == reverse("execution-detail", args=[running.pk])
+    assert (body["running"][0]["outcome"], body["running"][0]["by"]) == ("executing", "ops")
+    assert [(row["name"], row["outcome_label"]) for row in body["recent"]] == [
+        ("nightly backup", "Error")
+    ]
+    assert body["failed"] == 1 and body["failed_url"].startswith(reverse("execution-list"))
+    plain = get_user_model().objects.create_user("plain")
+    client.force_login(plain)
+    assert client.get(url).status_code == 403

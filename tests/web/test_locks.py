@@ -14,18 +14,27 @@ from otterweb.executions import dispatch
 from otterweb.executions.locks import RedisLocks, take
 from otterweb.executions.models import Execution, GlobalLock, LogEntry
 from otterweb.executions.services import create_job, reap_lost_executions
+from otterweb.inventory.models import Server
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def here(db):
+    """The server the tests' jobs run on (a job names its servers)."""
+    return Server.objects.create(name="here")
 
 
 def test_database_locks_serialize_executions_on_two_workers() -> None:
     """Two executions on two worker threads (each with its own event loop) never hold the same
     global lock at once; tokens compare without case."""
     first = create_job(
-        script="with lock=!Deploy { Log-Information start; Sleep 1; Log-Information end; }"
+        script="with lock=!Deploy { Log-Information start; Sleep 1; Log-Information end; }",
+        servers=["here"],
     )
     second = create_job(
-        script="with lock=!DEPLOY { Log-Information start; Sleep 1; Log-Information end; }"
+        script="with lock=!DEPLOY { Log-Information start; Sleep 1; Log-Information end; }",
+        servers=["here"],
     )
     workers = [threading.Thread(target=dispatch.run, args=(e.pk,)) for e in (first, second)]
     began = time.monotonic()
@@ -46,7 +55,10 @@ def test_database_locks_serialize_executions_on_two_workers() -> None:
 
 
 def test_database_locks_free_the_lock_of_an_execution_no_longer_executing() -> None:
-    holder, other = create_job(script="Log-Information x;"), create_job(script="Log-Information y;")
+    holder, other = (
+        create_job(script="Log-Information x;", servers=["here"]),
+        create_job(script="Log-Information y;", servers=["here"]),
+    )
     for execution in (holder, other):
         execution.start(worker="w")
     assert take("deploy", holder.pk) is not None
@@ -57,7 +69,7 @@ def test_database_locks_free_the_lock_of_an_execution_no_longer_executing() -> N
     assert take("deploy", other.pk) is not None
     # a row left by a closed execution (its worker died between take and release) is taken over
     other.finish(status=Execution.Status.NORMAL, drift=[])
-    third = create_job(script="Log-Information z;")
+    third = create_job(script="Log-Information z;", servers=["here"])
     third.start(worker="w")
     assert take("deploy", third.pk) is not None
 

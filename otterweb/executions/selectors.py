@@ -1,0 +1,149 @@
+"""Reading executions: the list's filters, the dashboard, and where a run would go."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.core.exceptions import ValidationError
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from otterweb.executions.models import Execution, Mode
+from otterweb.inventory.models import Environment, Role, Server
+from otterweb.inventory.selectors import servers_for
+from otterweb.rafts.models import Raft
+
+# ---- outcomes
+
+DRIFTED = "drifted"
+# How an ended execution ended, for the list's status filter.
+ENDED_OUTCOMES = [
+    (Execution.Status.NORMAL, "Normal"),
+    (Execution.Status.WARNING, "Warning"),
+    (Execution.Status.ERROR, "Error"),
+    (Execution.Status.CANCELLED, "Cancelled"),
+    (DRIFTED, "Drifted"),
+]
+
+# The database side of Execution.outcome == "drifted": a collect that ended with drift and was
+# not cancelled.
+_DRIFTED = (
+    Q(run_state=Execution.RunState.COMPLETED, mode=Mode.COLLECT)
+    & ~Q(drift=[])
+    & ~Q(status=Execution.Status.CANCELLED)
+)
+
+
+def with_outcome(executions: QuerySet[Execution], outcome: str) -> QuerySet[Execution]:
+    """The executions whose ``outcome`` is ``outcome`` (see Execution.outcome); an unknown one
+    leaves them as they are."""
+    if outcome in (Execution.RunState.PENDING, Execution.RunState.EXECUTING):
+        return executions.filter(run_state=outcome)
+    if outcome == DRIFTED:
+        return executions.filter(_DRIFTED)
+    if outcome in Execution.Status.values:
+        return executions.filter(run_state=Execution.RunState.COMPLETED, status=outcome).exclude(
+            _DRIFTED
+        )
+    return executions
+
+
+def executions_list(
+    *, run_state: str = "", outcome: str = "", name: str = "", since: datetime | None = None
+) -> QuerySet[Execution]:
+    """Executions, newest first, with what a list shows of each (job and who ran it)."""
+    executions = Execution.objects.select_related("job__requested_by")
+    if run_state in Execution.RunState.values:
+        executions = executions.filter(run_state=run_state)
+    if outcome:
+        executions = with_outcome(executions, outcome)
+    if name:
+        executions = executions.filter(job__name__icontains=name)
+    if since is not None:
+        executions = executions.filter(created__gte=since)
+    return executions
+
+
+# ---- the dashboard
+
+RUNNING = 20
+RECENT = 10
+
+
+@dataclass(frozen=True)
+class Activity:
+    running: list[Execution]  # pending or executing, newest first
+    recent: list[Execution]  # ended, the last to end first
+    failed: int  # made since failed_since and ended in error
+    failed_since: datetime
+
+
+def activity(*, now: datetime | None = None) -> Activity:
+    """What runs now, what ran last, and how many runs failed in the last day: three queries."""
+    failed_since = (now or timezone.now()) - timedelta(days=1)
+    executions = Execution.objects.select_related("job__requested_by")
+    running = executions.exclude(run_state=Execution.RunState.COMPLETED).order_by("-created")
+    recent = executions.filter(run_state=Execution.RunState.COMPLETED).order_by("-ended")
+    return Activity(
+        running=list(running[:RUNNING]),
+        recent=list(recent[:RECENT]),
+        failed=executions_list(outcome=Execution.Status.ERROR, since=failed_since).count(),
+        failed_since=failed_since,
+    )
+
+
+@dataclass(frozen=True)
+class Counts:
+    servers: int
+    roles: int
+    environments: int
+    rafts: int
+    executions: int
+
+    @property
+    def nothing_yet(self) -> bool:
+        """A new installation: no server, no raft, no run. The dashboard says what to do first."""
+        return not (self.servers or self.rafts or self.executions)
+
+
+def counts() -> Counts:
+    """How many of each thing there are: one query each, whatever the data."""
+    return Counts(
+        servers=Server.objects.count(),
+        roles=Role.objects.count(),
+        environments=Environment.objects.count(),
+        rafts=Raft.objects.count(),
+        executions=Execution.objects.count(),
+    )
+
+
+# ---- where a run would go
+
+
+def preview_targets(
+    *, servers: list[str] = (), roles: list[str] = (), environments: list[str] = ()
+) -> list[Server]:
+    """The active servers a job with these targets runs on, by the rules of create_job
+    (through servers_for), sorted by name. Raises ValidationError, by field, for names that are
+    not in the inventory (or a server that is not active)."""
+    servers, roles, environments = list(servers), list(roles), list(environments)
+    targets = servers_for(servers=servers, roles=roles, environments=environments)
+    problems: dict[str, list[str]] = {}
+    missing = sorted(set(servers) - {server.name for server in targets})
+    if missing:
+        problems["servers"] = [f"No active server named {', '.join(missing)}."]
+    for field, names, model in (
+        ("roles", roles, Role),
+        ("environments", environments, Environment),
+    ):
+        if not names:
+            continue
+        known = set(model.objects.filter(name__in=names).values_list("name", flat=True))
+        unknown = sorted(set(names) - known)
+        if unknown:
+            noun = model._meta.verbose_name
+            problems[field] = [f"No {noun} named {', '.join(unknown)}."]
+    if problems:
+        raise ValidationError(problems)
+    return targets
