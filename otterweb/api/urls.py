@@ -27,6 +27,7 @@ urlpatterns = [
     path("scripts/format/", editor.FormatView.as_view(), name="script-format"),
     path("scripts/blocks/", editor.BlocksView.as_view(), name="script-blocks"),
     path("scripts/unblocks/", editor.UnblocksView.as_view(), name="script-unblocks"),
+    path("reference/", editor.ReferenceView.as_view(), name="reference"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="api-docs"),
     path("", include(router.urls)),

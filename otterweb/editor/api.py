@@ -1,5 +1,5 @@
-"""Script endpoints for the editor: check, format, blocks, unblocks. A script that does not parse
-gets 400 with its diagnostics."""
+"""Script endpoints for the editor: check, format, blocks, unblocks, and the reference of
+operations and functions. A script that does not parse gets 400 with its diagnostics."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from engine import check, format_script, from_blocks, parse, to_blocks
 from engine.blocks import BlocksError
+from otterweb.editor.reference import reference
 
 ScriptInput = inline_serializer(
     "ScriptInput", {"script": serializers.CharField(allow_blank=True, trim_whitespace=False)}
@@ -65,3 +66,13 @@ class UnblocksView(APIView):
             return Response({"script": format_script(from_blocks(workspace))})
         except BlocksError as error:
             raise serializers.ValidationError({"workspace": [str(error)]}) from None
+
+
+class ReferenceView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: dict})
+    def get(self, request):
+        """Every operation (namespace, name, aliases, kind, description, parameters) and every
+        function (name, aliases, the sigils it is called with, parameters, description)."""
+        return Response(reference(), headers={"Cache-Control": "private, max-age=300"})
