@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.urls import NoReverseMatch, reverse
 
-# label, URL name, the permission that opens it (None: every signed-in user)
+# label, URL name, the permission that opens it (None: every signed-in user, STAFF: staff only)
+STAFF = "staff"
 SECTIONS = [
     ("Dashboard", "home", None),
     ("Executions", "execution-list", "executions.view_execution"),
@@ -14,6 +15,8 @@ SECTIONS = [
     ("Roles", "role-list", "inventory.view_role"),
     ("Environments", "environment-list", "inventory.view_environment"),
     ("Credentials", "credential-list", "inventory.view_credential"),
+    ("Admin", "admin:index", STAFF),
+    ("API", "api:api-docs", None),
 ]
 
 
@@ -23,7 +26,9 @@ def navigation(request) -> dict:
         return {"navigation": []}
     entries = []
     for label, name, permission in SECTIONS:
-        if permission and not user.has_perm(permission):
+        if permission == STAFF and not user.is_staff:
+            continue
+        if permission and permission != STAFF and not user.has_perm(permission):
             continue
         try:
             url = reverse(name)
