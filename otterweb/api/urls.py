@@ -1,7 +1,8 @@
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
+from otterweb.api.docs import DocsView
 from otterweb.editor import api as editor
 from otterweb.executions import api as executions
 from otterweb.inventory import api as inventory
@@ -29,6 +30,6 @@ urlpatterns = [
     path("scripts/unblocks/", editor.UnblocksView.as_view(), name="script-unblocks"),
     path("reference/", editor.ReferenceView.as_view(), name="reference"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="api-docs"),
+    path("docs/", DocsView.as_view(url_name="api:schema"), name="api-docs"),
     path("", include(router.urls)),
 ]
