@@ -1,0 +1,141 @@
+"""The raft item page's text editor in a real browser on a real `manage.py serve`: the server's
+diagnostics on the line they concern, completion, Format, and Save storing what is on screen."""
+
+from __future__ import annotations
+
+import subprocess
+import urllib.parse
+
+import pytest
+
+from tests.e2e.browser import check_accessibility, watched_page
+from tests.e2e.serving import Site, stop
+
+SCRIPT = "Log-Information starting;\n"
+
+
+@pytest.fixture
+def site(tmp_path, services):
+    site = Site(tmp_path)
+    server = site.serve(subprocess.DEVNULL)
+    site.api("POST", "/api/rafts/", {"name": "ops"})
+    site.api(
+        "POST",
+        "/api/raft-items/",
+        {"raft": "ops", "name": "deploy", "kind": "script", "content": SCRIPT},
+    )
+    yield site
+    stop(server)
+
+
+def editor_text(page) -> str:
+    """The text on screen, line by line (a short script: every line is drawn)."""
+    return page.evaluate(
+        "() => [...document.querySelectorAll('.cm-content .cm-line')]"
+        ".map(line => line.textContent).join('\\n')"
+    )
+
+
+def stored(site: Site, name: str = "deploy") -> dict:
+    items = site.api("GET", "/api/raft-items/?" + urllib.parse.urlencode({"raft": "ops"}))
+    items = items["results"] if isinstance(items, dict) else items
+    return next(item for item in items if item["name"] == name)
+
+
+def test_text_editor_lints_completes_formats_and_saves_what_is_on_screen(site) -> None:
+    with watched_page(site) as (page, watch):
+        page.goto(f"{site.base}/rafts/ops/deploy/")
+        page.wait_for_selector(".cm-editor .cm-content")
+        assert page.locator("#id_content").is_hidden()  # the form's field, behind the editor
+        assert editor_text(page) == SCRIPT
+        page.wait_for_function(
+            "document.querySelector('.otter-editor-status').textContent === 'No problems found'"
+        )
+
+        # an unknown operation on line 2: the server's error is marked on that line
+        page.click(".cm-content")
+        page.keyboard.press("Control+End")
+        page.keyboard.type("Frobnicate /tmp;")
+        error = page.locator(".cm-lintRange-error")
+        error.wait_for()
+        assert error.text_content() == "Frobnicate /tmp;"  # the statement, as the server says
+        line = error.evaluate(
+            "e => [...document.querySelectorAll('.cm-content .cm-line')].indexOf(e.closest('.cm-line'))"
+        )
+        assert line == 1
+        assert page.locator(".cm-gutter-lint .cm-lint-marker-error").count() == 1
+        assert page.locator(".otter-editor-status").text_content() == "1 error"
+        error.hover()
+        page.locator(".cm-tooltip-lint").wait_for()
+        assert "unknown operation 'Frobnicate'" in page.locator(".cm-tooltip-lint").text_content()
+
+        # take the line back out and write an operation with completion
+        page.keyboard.press("Control+End")
+        page.keyboard.press("Shift+Home")
+        page.keyboard.type("Ensure-Fi")
+        option = page.locator(".cm-tooltip-autocomplete li", has_text="Ensure-File").first
+        option.wait_for()
+        page.keyboard.press("Enter")
+        page.keyboard.type(" /tmp/otterweb-e2e.txt (")  # closes the parenthesis itself
+        page.keyboard.type("Exi")
+        page.locator(".cm-tooltip-autocomplete li", has_text="Exists").first.wait_for()
+        page.keyboard.press("Enter")
+        page.keyboard.type("true")
+        page.keyboard.press("End")
+        page.keyboard.type(";")
+        typed = editor_text(page)
+        assert (
+            typed == "Log-Information starting;\nEnsure-File /tmp/otterweb-e2e.txt (Exists: true);"
+        )
+        page.wait_for_function(
+            "document.querySelector('.otter-editor-status').textContent === 'No problems found'"
+        )
+
+        # Format: the server's canonical text replaces it
+        page.get_by_role("button", name="Format").click()
+        page.wait_for_function(
+            "document.querySelector('.otter-editor-status').textContent === 'Formatted'"
+        )
+        formatted = editor_text(page)
+        canonical = site.api("POST", "/api/scripts/format/", {"script": typed})["script"]
+        assert formatted == canonical
+        assert "(\n    Exists: true\n);" in formatted
+
+        # Save: the stored version is what was on screen
+        page.fill("#id_message", "an ensured file")
+        page.get_by_role("button", name="Save").click()
+        page.wait_for_url(f"{site.base}/rafts/ops/deploy/")
+        page.wait_for_selector(".cm-editor .cm-content")
+        item = stored(site)
+        assert item["content"] == formatted
+        assert item["version"] == 2
+        assert editor_text(page) == formatted
+        watch.check("the item page")
+
+
+def test_text_editor_page_loads_each_bundle_file_once_and_is_accessible(site) -> None:
+    with watched_page(site) as (page, watch):
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
+        page.goto(f"{site.base}/rafts/ops/deploy/")
+        page.wait_for_selector(".cm-editor .cm-content")
+        page.wait_for_function(
+            "document.querySelector('.otter-editor-status').textContent === 'No problems found'"
+        )
+        names = [url.rsplit("/", 1)[1] for url in requested if "/static/frontend/" in url]
+        # the storage's hashed names only (item-<vite hash>.<storage hash>.js): the chunks' own
+        # imports go to the URLs the modulepreload links fetched, through the import map
+        assert names and all(name.count(".") == 2 for name in names), names
+        files = [name.split(".")[0] + "." + name.rsplit(".", 1)[1] for name in names]
+        assert len(files) == len(set(files)), f"fetched twice: {names}"
+        assert {file.split("-")[0] for file in files} == {"item", "codemirror"}
+        check_accessibility(page)
+        watch.check("the item page")
+
+
+def test_text_editor_is_not_loaded_by_pages_without_it(site) -> None:
+    with watched_page(site) as (page, watch):
+        page.goto(f"{site.base}/rafts/ops/")
+        page.wait_for_load_state("networkidle")
+        assert not [url for url in watch.statuses if "/static/frontend/" in url]
+        watch.check("the raft page")
