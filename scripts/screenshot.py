@@ -1,7 +1,9 @@
-"""The README's picture of an execution's live log: a deploy to two servers, on a fresh embedded
-site, drawn by Debian's Chromium (headless, through Playwright).
+"""The pictures in docs/images: the README's live log of a deploy to two servers, and each main
+page of the site, on a fresh embedded site with an operations team's sample data, drawn by
+Debian's Chromium (headless, through Playwright). Pages are 1280x800, the whole page only where
+what matters is further down.
 
-Run: .venv/bin/python scripts/screenshot.py [docs/images/live-log.png]
+Run: .venv/bin/python scripts/screenshot.py [folder, docs/images by default]
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.e2e.browser import browser_page, log_in  # noqa: E402
 from tests.e2e.serving import Site, stop  # noqa: E402
+from tests.e2e.test_pages import api, populate  # noqa: E402
 
 SCRIPT = """\
 set $Build = 2026.11.3;
@@ -43,33 +46,78 @@ set $Root = /tmp/otterweb-demo/$ServerName;
 # Health check
 {
     Sleep 1;
-    if $ServerName == web2
+    if $ServerName == web-us-1
     {
         Log-Warning Response time 840 ms on $ServerName is above the 500 ms budget;
     }
     Log-Information $ServerName answers on port 8080;
 }
 """
+# More history for the lists: what a week of an operations team looks like.
+HISTORY = [
+    ('Log-Information "rotated the nginx logs on $ServerName";', ["web-eu-1", "web-us-1"]),
+    ('Log-Warning "certificate for $ServerName expires in 12 days";', ["web-eu-1"]),
+    ('Log-Error "backup of $ServerName failed: disk full";', ["db-eu-1"]),
+]
+# name, path (made from the sample data), the whole page or the window only
+PAGES = [
+    ("dashboard", "/", False),
+    ("executions", "/executions/", False),
+    ("execution-drift", "/executions/{drift}/", True),
+    ("rafts", "/rafts/", False),
+    ("raft", "/rafts/ops/", False),
+    ("raft-item", "/rafts/ops/deploy-web/", False),
+    ("raft-diff", "/rafts/ops/deploy-web/-/diff/?old=1&new=2", False),
+    ("servers", "/inventory/servers/", False),
+    ("server", "/inventory/servers/db-eu-1/", True),
+    ("roles", "/inventory/roles/", False),
+    ("environments", "/inventory/environments/", False),
+    ("credentials", "/inventory/credentials/", False),
+    ("job-templates", "/templates/", False),
+    ("job-template-form", "/templates/{template}/edit/", True),
+    ("run-form", "/templates/{template}/", False),
+    ("admin", "/admin/", False),
+    ("api-docs", "/api/docs/", False),
+]
 
 
 def main() -> int:
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "docs" / "images" / "live-log.png")
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "docs" / "images")
+    folder.mkdir(parents=True, exist_ok=True)
     site = Site(Path(tempfile.mkdtemp(prefix="otterweb-screenshot-")))
     server = site.serve(subprocess.DEVNULL)
     try:
-        for name in ("web1", "web2"):
-            site.api("POST", "/api/servers/", {"name": name, "host": "127.0.0.1"})
+        data = populate(site)
+        for script, servers in HISTORY:
+            execution = api(
+                site, "POST", "/api/executions/", {"script": script, "servers": servers}
+            )
+            site.wait_for(execution["id"], lambda detail: detail["run_state"] == "completed")
         with browser_page(width=1100, height=860) as page:
             log_in(page, site)
-            execution = site.api("POST", "/api/executions/", {"script": SCRIPT, "servers": ["web1", "web2"]})  # fmt: skip
+            execution = api(
+                site,
+                "POST",
+                "/api/executions/",
+                {"script": SCRIPT, "servers": ["web-eu-1", "web-us-1"]},
+            )
             page.goto(f"{site.base}/executions/{execution['id']}/")
-            page.wait_for_function("document.getElementById('state').textContent === 'completed'")
+            page.wait_for_function("document.getElementById('state').dataset.runState === 'completed'")
             page.evaluate("window.scrollTo(0, 0)")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(target))
+            page.screenshot(path=str(folder / "live-log.png"))
+            print(folder / "live-log.png")
+        ids = {"drift": data["drift"]["id"], "template": data["template"]["id"]}
+        with browser_page(width=1280, height=800) as page:
+            log_in(page, site)
+            for name, path, full_page in PAGES:
+                page.goto(site.base + path.format(**ids), wait_until="networkidle")
+                if name == "api-docs":
+                    page.wait_for_selector(".swagger-ui .opblock")
+                target = folder / f"{name}.png"
+                page.screenshot(path=str(target), full_page=full_page)
+                print(target)
     finally:
         stop(server)
-    print(target)
     return 0
 
 
