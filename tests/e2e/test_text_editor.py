@@ -36,6 +36,14 @@ def editor_text(page) -> str:
     )
 
 
+def accept(page, label: str) -> None:
+    """Accept the completion `label` once it is the selected one. CodeMirror ignores keys for
+    75 ms after the list opens (its interactionDelay), so a quicker Enter would be a new line."""
+    page.locator(".cm-tooltip-autocomplete li[aria-selected]", has_text=label).wait_for()
+    page.wait_for_timeout(150)
+    page.keyboard.press("Enter")
+
+
 def stored(site: Site, name: str = "deploy") -> dict:
     items = site.api("GET", "/api/raft-items/?" + urllib.parse.urlencode({"raft": "ops"}))
     items = items["results"] if isinstance(items, dict) else items
@@ -73,13 +81,10 @@ def test_text_editor_lints_completes_formats_and_saves_what_is_on_screen(site) -
         page.keyboard.press("Control+End")
         page.keyboard.press("Shift+Home")
         page.keyboard.type("Ensure-Fi")
-        option = page.locator(".cm-tooltip-autocomplete li", has_text="Ensure-File").first
-        option.wait_for()
-        page.keyboard.press("Enter")
+        accept(page, "Ensure-File")
         page.keyboard.type(" /tmp/otterweb-e2e.txt (")  # closes the parenthesis itself
         page.keyboard.type("Exi")
-        page.locator(".cm-tooltip-autocomplete li", has_text="Exists").first.wait_for()
-        page.keyboard.press("Enter")
+        accept(page, "Exists")
         page.keyboard.type("true")
         page.keyboard.press("End")
         page.keyboard.type(";")

@@ -135,13 +135,19 @@ export function mountTextEditor(textarea: HTMLTextAreaElement, options: EditorOp
     }
   };
 
+  // the reference once it has arrived; asking again after a failed load
+  const currentReference = () => {
+    if (!reference.current) reference.load().catch(() => {});
+    return reference.current;
+  };
+
   const language: Extension[] = isOtterScript
     ? [
         otterscript(),
         serverLint(scripts, reportLint),
         lintGutter(),
-        autocompletion({ override: [otterscriptCompletions(() => reference.current)], icons: true }),
-        otterscriptHover(() => reference.current),
+        autocompletion({ override: [otterscriptCompletions(currentReference)], icons: true }),
+        otterscriptHover(currentReference),
         keymap.of([{ key: "Shift-Alt-f", run: () => (void format(), true), preventDefault: true }]),
       ]
     : options.language === "shell"

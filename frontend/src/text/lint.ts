@@ -2,7 +2,7 @@
 // each diagnostic drawn on its exact range with its severity, message and hint.
 
 import type { Text } from "@codemirror/state";
-import { type Diagnostic, linter } from "@codemirror/lint";
+import { type Diagnostic, forceLinting, linter } from "@codemirror/lint";
 import type { EditorView } from "@codemirror/view";
 import type { ScriptsClient, ServerDiagnostic } from "../api/scripts";
 
@@ -55,11 +55,13 @@ export interface LintReport {
 }
 
 /** The linter: the server's diagnostics of the text on screen, `delay` ms after the last change.
- * `report` hears how many problems there are, or that the check failed. */
+ * `report` hears how many problems there are, or that the check failed (it is tried again
+ * `retry` ms later). */
 export function serverLint(
   scripts: ScriptsClient,
   report: (summary: LintReport) => void = () => {},
   delay = 400,
+  retry = 5000,
 ) {
   return linter(
     async (view: EditorView) => {
@@ -74,6 +76,10 @@ export function serverLint(
         return found;
       } catch {
         report({ errors: 0, warnings: 0, failed: true });
+        // the server may be back in a moment: check the same text again
+        setTimeout(() => {
+          if (view.state.doc === doc) forceLinting(view);
+        }, retry);
         return [];
       }
     },

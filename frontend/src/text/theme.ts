@@ -57,5 +57,16 @@ export const otterTheme = EditorView.theme({
   ".cm-completionDetail": { fontStyle: "normal", color: "inherit", opacity: ".75", marginLeft: "1em" },
   ".cm-panels": { backgroundColor: "#f6f8fa", color: "#1f2328" },
   ".cm-panels.cm-panels-bottom": { borderTop: "1px solid #d0d7de" },
+  ".cm-button": {
+    backgroundImage: "none",
+    backgroundColor: "#f6f8fa",
+    border: "1px solid #d0d7de",
+    borderRadius: "6px",
+    padding: "2px 10px",
+    font: "inherit",
+    fontSize: "0.85rem",
+  },
+  ".cm-textfield": { border: "1px solid #8c959f", borderRadius: "6px", padding: "3px 6px", fontSize: "0.85rem" },
+  ".cm-panel.cm-search label": { fontSize: "0.85rem", marginRight: "6px" },
   ".cm-diagnostic": { fontFamily: "system-ui, sans-serif", whiteSpace: "pre-wrap" },
 });
