@@ -30,6 +30,11 @@ STATEMENT_TYPES: dict[str, type[ast.Statement]] = {
     block_type(cls): cls for cls in ast.node_types() if issubclass(cls, ast.Statement)
 }
 RAW = "otter_raw"
+# Statements inside statements, at most: deeper workspaces are refused (each level is a few
+# frames of Python recursion, here and in the formatter).
+MAX_DEPTH = 100
+HEADER = re.compile(r"##AH:[^\n]*")
+COMMENT = re.compile(r"#[^\n]*|//[^\n]*|/\*(?:(?!\*/)[\s\S])*\*/")
 
 
 class BlocksError(ValueError):
@@ -56,19 +61,86 @@ def from_blocks(data: dict[str, Any]) -> ast.Script:
     BlocksError for JSON that is not a workspace of OtterScript blocks."""
     if not isinstance(data, dict):
         raise BlocksError("a workspace is a JSON object")
-    blocks = (data.get("blocks") or {}).get("blocks") or []
-    if not isinstance(blocks, list):
-        raise BlocksError("'blocks.blocks' must be a list")
-    headers = (data.get(WORKSPACE_KEY) or {}).get("headers") or []
+    blocks = _list(_object(data.get("blocks"), "'blocks'").get("blocks"), "'blocks.blocks'")
+    headers = _list(
+        _object(data.get(WORKSPACE_KEY), f"'{WORKSPACE_KEY}'").get("headers"),
+        f"'{WORKSPACE_KEY}.headers'",
+    )
+    for header in headers:
+        if not isinstance(header, str) or not HEADER.fullmatch(header):
+            raise BlocksError(f"a header is one line of text starting ##AH:, not {_shown(header)}")
     reader = _Reader()
     body: list[ast.Statement] = []
-    for top in sorted(
-        blocks, key=lambda b: (b.get("y", 0), b.get("x", 0)) if isinstance(b, dict) else (0, 0)
-    ):
+    for top in sorted(blocks, key=lambda b: (_position(b, "y"), _position(b, "x"))):
         body.extend(reader.chain(top))
     if reader.diagnostics:
         raise OtterSyntaxError(reader.diagnostics, name="<blocks>")
-    return ast.Script(headers=tuple(str(h) for h in headers), body=tuple(body))
+    return ast.Script(headers=tuple(headers), body=tuple(body))
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _shown(value: Any) -> str:
+    """A short picture of a JSON value for a message: text quoted and cut, else its kind."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:40] + "...")
+    return _kind(value)
+
+
+def _object(value: Any, what: str) -> dict[str, Any]:
+    """``value`` when it is a JSON object, {} when it is absent (null)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BlocksError(f"{what} must be a JSON object, not {_kind(value)}")
+    return value
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    """``value`` when it is a JSON list, [] when it is absent (null)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise BlocksError(f"{what} must be a list, not {_kind(value)}")
+    return value
+
+
+def _text(value: Any, what: str) -> str:
+    """A field's or a setting's text: text, a number or a boolean (Blockly's TRUE/FALSE)."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, str | int | float):
+        return str(value)
+    raise BlocksError(f"{what} must be text, not {_kind(value)}")
+
+
+def _comments(value: Any, what: str) -> tuple[str, ...]:
+    """A list of comments, each as written (``# ...``, ``// ...`` or ``/* ... */``)."""
+    return tuple(_comment(item, what) for item in _list(value, what))
+
+
+def _comment(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not COMMENT.fullmatch(value):
+        raise BlocksError(
+            f"{what} must be comments (# ..., // ... or /* ... */), not {_shown(value)}"
+        )
+    return value
+
+
+def _position(block: Any, axis: str) -> float:
+    value = block.get(axis) if isinstance(block, dict) else None
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
 # ---- AST -> blocks ----------------------------------------------------------------------------
@@ -247,38 +319,61 @@ def _comments_from_text(text: str) -> tuple[str, ...]:
 # ---- blocks -> AST ----------------------------------------------------------------------------
 
 
+def _where(block: dict[str, Any]) -> str:
+    def label(value: Any) -> str:
+        return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else "?"
+
+    return f"block {label(block.get('id'))} ({label(block.get('type'))})"
+
+
 class _Reader:
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
+        self.depth = 0
 
     def problem(self, block: dict[str, Any], message: str) -> None:
-        where = f"block {block.get('id', '?')} ({block.get('type', '?')})"
-        self.diagnostics.append(Diagnostic(1, 1, 1, 1, "error", f"{where}: {message}", "blocks"))
+        self.diagnostics.append(
+            Diagnostic(1, 1, 1, 1, "error", f"{_where(block)}: {message}", "blocks")
+        )
 
     def chain(self, block: Any) -> list[ast.Statement]:
         statements: list[ast.Statement] = []
         seen: set[int] = set()
         while block is not None:
             if not isinstance(block, dict):
-                raise BlocksError("a block is a JSON object")
+                raise BlocksError(f"a block is a JSON object, not {_kind(block)}")
             if id(block) in seen:  # pragma: no cover - JSON cannot hold cycles
                 raise BlocksError("the blocks form a cycle")
             seen.add(id(block))
             statements.extend(self.statement(block))
-            block = (block.get("next") or {}).get("block")
+            block = _object(block.get("next"), f"'next' of {_where(block)}").get("block")
         return statements
 
     def body(self, block: dict[str, Any], name: str) -> ast.Body:
-        value = (block.get("inputs") or {}).get(name) or {}
-        child = value.get("block")
-        return tuple(self.chain(child)) if child is not None else ()
+        inputs = _object(block.get("inputs"), f"'inputs' of {_where(block)}")
+        child = _object(inputs.get(name), f"input {name} of {_where(block)}").get("block")
+        if child is None:
+            return ()
+        if self.depth >= MAX_DEPTH:
+            raise BlocksError(f"blocks are nested more than {MAX_DEPTH} deep")
+        self.depth += 1
+        try:
+            return tuple(self.chain(child))
+        finally:
+            self.depth -= 1
+
+    def fields(self, block: dict[str, Any]) -> dict[str, Any]:
+        return _object(block.get("fields"), f"'fields' of {_where(block)}")
+
+    def extra(self, block: dict[str, Any]) -> dict[str, Any]:
+        return _object(block.get("extraState"), f"'extraState' of {_where(block)}")
 
     def field(self, block: dict[str, Any], name: str, default: str | None = None) -> str:
-        value = (block.get("fields") or {}).get(name, default)
+        value = self.fields(block).get(name, default)
         if value is None:
             self.problem(block, f"field {name} is missing")
             return ""
-        return str(value)
+        return _text(value, f"field {name} of {_where(block)}")
 
     def expression(
         self, block: dict[str, Any], name: str, place: str = "argument", text: str | None = None
@@ -313,19 +408,23 @@ class _Reader:
 
     def arguments(self, block: dict[str, Any]) -> tuple[ast.CallArgument, ...]:
         result: list[ast.CallArgument] = []
-        for item in (block.get("extraState") or {}).get("arguments") or []:
-            comments = tuple(item.get("comments") or ())
-            trailing = item.get("trailingComment")
-            name = str(item.get("name", ""))
+        what = f"an argument of {_where(block)}"
+        for item in _list(self.extra(block).get("arguments"), f"the arguments of {_where(block)}"):
+            item = _object(item, what)
+            comments = _comments(item.get("comments"), f"the comments of {what}")
+            trailing = self.trailing(item, what)
+            name = _text(item.get("name", ""), f"the name of {what}")
             if "output" in item:
-                variable = self.variable(block, str(item["output"]))
+                variable = self.variable(block, _text(item["output"], f"the output of {what}"))
                 result.append(
                     ast.OutputArgument(
                         name=name, variable=variable, comments=comments, trailing_comment=trailing
                     )
                 )
             else:
-                value = self.expression(block, f"argument {name}", text=str(item.get("value", "")))
+                value = self.expression(
+                    block, f"argument {name}", text=_text(item.get("value", ""), f"{what}'s value")
+                )
                 result.append(
                     ast.Argument(
                         name=name, value=value, comments=comments, trailing_comment=trailing
@@ -333,19 +432,28 @@ class _Reader:
                 )
         return tuple(result)
 
+    def trailing(self, item: dict[str, Any], what: str) -> str | None:
+        value = item.get("trailingComment")
+        return None if value is None else _comment(value, f"the trailing comment of {what}")
+
     def statement(self, block: dict[str, Any]) -> list[ast.Statement]:
         kind = block.get("type")
-        extra = block.get("extraState") or {}
-        if kind == RAW:
+        if not isinstance(kind, str):
+            raise BlocksError(f"{_where(block)} has no type (text like 'otter_log')")
+        extra = self.extra(block)
+        cls = STATEMENT_TYPES.get(kind)
+        # a block of another editor's making is kept when it carries its statement's text
+        if cls is None and kind != RAW and not isinstance(self.fields(block).get("TEXT"), str):
+            raise BlocksError(
+                f"unknown block type {kind!r}: it has no TEXT field to keep as OtterScript"
+            )
+        if cls is None:
             try:
                 statements = list(parse(self.field(block, "TEXT"), name="<raw block>").body)
             except OtterSyntaxError as error:
                 self.problem(block, error.diagnostics[0].message)
                 return []
             return statements
-        cls = STATEMENT_TYPES.get(kind)  # type: ignore[arg-type]
-        if cls is None:
-            raise BlocksError(f"unknown block type {kind!r}")
         common = self.common(block, extra)
         values: dict[str, Any] = {}
         if cls is ast.OperationCall:
@@ -371,7 +479,8 @@ class _Reader:
                 "scope": self.field(block, "SCOPE", "") or None,
                 "variable": self.variable(block, self.field(block, "VARIABLE")),
                 "indexes": tuple(
-                    self.expression(block, "index", text=str(t)) for t in extra.get("indexes") or ()
+                    self.expression(block, "index", text=_text(t, f"an index of {_where(block)}"))
+                    for t in _list(extra.get("indexes"), f"the indexes of {_where(block)}")
                 ),
                 "value": self.expression(block, "VALUE", "line"),
             }
@@ -388,7 +497,13 @@ class _Reader:
                 level = "information"
             values = {"level": level, "message": self.expression(block, "MESSAGE", "line")}
         elif cls is ast.If:
-            count = int(extra.get("elseIfCount") or 0)
+            count = extra.get("elseIfCount") or 0
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                raise BlocksError(f"elseIfCount of {_where(block)} must be a whole number")
+            if count >= max(len(self.fields(block)), 1):  # IF0 and one IFn for each
+                raise BlocksError(
+                    f"elseIfCount of {_where(block)} is {count}, but it has no IF{count} field"
+                )
             values = {
                 "condition": self.condition(block, "IF0"),
                 "body": self.body(block, "DO0"),
@@ -436,7 +551,7 @@ class _Reader:
                 "body": self.body(block, "BODY"),
             }
         elif cls is ast.Comment:
-            lines = tuple(extra.get("lines") or ())
+            lines = _comments(extra.get("lines"), f"the lines of {_where(block)}")
             text = self.field(block, "TEXT", "")
             if "\n".join(ast.comment_text(line) for line in lines) != text:
                 lines = _comments_from_text(text) or ("#",)
@@ -444,15 +559,19 @@ class _Reader:
         return [cls(**values, **common)]
 
     def common(self, block: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-        description = tuple(extra.get("description") or ())
-        icon = ((block.get("icons") or {}).get("comment") or {}).get("text")
+        what = _where(block)
+        description = _comments(extra.get("description"), f"the description of {what}")
+        icons = _object(block.get("icons"), f"'icons' of {what}")
+        icon = _object(icons.get("comment"), f"the comment icon of {what}").get("text")
+        if icon is not None and not isinstance(icon, str):
+            raise BlocksError(f"the comment icon's text of {what} must be text, not {_kind(icon)}")
         if icon is not None and icon != _plain(description):
             description = _comments_from_text(icon)
         elif icon is None and description:
             description = ()  # the user removed the comment
         return {
             "description": description,
-            "trailing_comment": extra.get("trailingComment"),
+            "trailing_comment": self.trailing(extra, what),
             "blank_line_before": bool(extra.get("blankLineBefore")),
         }
 
@@ -476,12 +595,18 @@ class _Reader:
         self, block: dict[str, Any], extra: dict[str, Any]
     ) -> tuple[ast.ModuleParameter, ...]:
         result = []
-        for item in extra.get("parameters") or ():
+        what = f"a parameter of {_where(block)}"
+        for item in _list(extra.get("parameters"), f"the parameters of {_where(block)}"):
+            item = _object(item, what)
             default = item.get("default")
             result.append(
                 ast.ModuleParameter(
-                    variable=self.variable(block, str(item.get("variable", ""))),
-                    default=self.expression(block, "default", "default", text=str(default))
+                    variable=self.variable(
+                        block, _text(item.get("variable", ""), f"the variable of {what}")
+                    ),
+                    default=self.expression(
+                        block, "default", "default", text=_text(default, f"the default of {what}")
+                    )
                     if default is not None
                     else None,
                     output=bool(item.get("output")),

@@ -1,17 +1,103 @@
 """Script endpoints for the editor: check, format, blocks, unblocks, and the reference of
-operations and functions. A script that does not parse gets 400 with its diagnostics."""
+operations and functions. A script that does not parse gets 400 with its diagnostics; a script
+larger than ``OTTERWEB_MAX_SCRIPT_BYTES``, or JSON that is not what an endpoint takes, 400 with
+a message."""
 
 from __future__ import annotations
 
+import codecs
+import json
+import re
+
+from django.conf import settings
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from engine import check, format_script, from_blocks, parse, to_blocks
+from engine import OtterSyntaxError, check, format_script, from_blocks, parse, to_blocks
 from engine.blocks import BlocksError
 from otterweb.editor.reference import reference
+
+# A request's JSON may be this many times the script limit: a workspace says in many words what
+# the text says in few, and JSON escapes take room.
+BODY_FACTOR = 4
+# How deep the JSON of a workspace may nest (each statement in a row is two levels, each nested
+# body three): Python's JSON reader and writer recurse, and stop at about a thousand.
+MAX_JSON_DEPTH = 600
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def script_limit() -> int:
+    return settings.OTTERWEB_MAX_SCRIPT_BYTES
+
+
+def too_large(size: int, what: str) -> str:
+    limit = script_limit()
+    return (
+        f"{what} is {size:,} bytes; the server takes at most {limit:,} bytes "
+        "(OTTERWEB_MAX_SCRIPT_BYTES)"
+    )
+
+
+class ScriptJSONParser(JSONParser):
+    """JSON with a size limit, and 400 (not 500) for JSON nested too deep to read."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = BODY_FACTOR * script_limit()
+        raw = stream.read(limit + 1)
+        if len(raw) > limit:
+            raise serializers.ValidationError(
+                {
+                    "non_field_errors": [
+                        f"the request is over {limit:,} bytes, {BODY_FACTOR} times the script "
+                        f"limit of {script_limit():,} bytes (OTTERWEB_MAX_SCRIPT_BYTES)"
+                    ]
+                }
+            )
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        try:
+            data = json.loads(codecs.decode(raw, encoding))
+            if SURROGATE_ESCAPE.search(raw):  # a pair is one character, one alone is not text
+                json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except RecursionError:
+            raise ParseError("JSON parse error - nested too deep") from None
+        except UnicodeEncodeError:
+            raise ParseError(
+                "JSON parse error - text holds a lone surrogate (\\uD800-\\uDFFF)"
+            ) from None
+        except ValueError as error:
+            raise ParseError(f"JSON parse error - {error}") from None
+        return data
+
+
+def json_depth(value) -> int:
+    """How deep JSON nests (a scalar is 0), counted without recursion."""
+    deepest = 0
+    pending = [(value, 1)]
+    while pending:
+        value, depth = pending.pop()
+        children = value.values() if isinstance(value, dict) else value
+        if isinstance(value, dict | list):
+            deepest = max(deepest, depth)
+            pending.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+class ScriptView(APIView):
+    permission_classes = [IsAuthenticated]
+    parser_classes = [ScriptJSONParser, FormParser, MultiPartParser]
+
+    def handle_exception(self, exc):
+        if isinstance(exc, RecursionError):  # the engine's visitors recurse on nested blocks
+            exc = serializers.ValidationError(
+                {"script": ["the script nests its blocks too deeply for the server to read"]}
+            )
+        return super().handle_exception(exc)
+
 
 ScriptInput = inline_serializer(
     "ScriptInput", {"script": serializers.CharField(allow_blank=True, trim_whitespace=False)}
@@ -23,49 +109,74 @@ def _script(request) -> str:
     text = request.data.get("script") if isinstance(request.data, dict) else None
     if not isinstance(text, str):
         raise serializers.ValidationError({"script": ["the OtterScript text, as a string"]})
+    size = len(text.encode("utf-8"))
+    if size > script_limit():
+        raise serializers.ValidationError({"script": [too_large(size, "the script")]})
     return text
 
 
-class CheckView(APIView):
-    permission_classes = [IsAuthenticated]
-
+class CheckView(ScriptView):
     @extend_schema(request=ScriptInput, responses={200: dict})
     def post(self, request):
         """Every diagnostic of a script (warnings included); 400 when it does not parse."""
         return Response({"diagnostics": [d.to_dict() for d in check(parse(_script(request)))]})
 
 
-class FormatView(APIView):
-    permission_classes = [IsAuthenticated]
-
+class FormatView(ScriptView):
     @extend_schema(request=ScriptInput, responses={200: dict})
     def post(self, request):
         """The canonical text of a script."""
         return Response({"script": format_script(parse(_script(request)))})
 
 
-class BlocksView(APIView):
-    permission_classes = [IsAuthenticated]
-
+class BlocksView(ScriptView):
     @extend_schema(request=ScriptInput, responses={200: dict})
     def post(self, request):
-        """The Blockly workspace of a script."""
-        return Response({"workspace": to_blocks(parse(_script(request)))})
+        """The Blockly workspace of a script; 400 when it has too many statements in a row or
+        nested to send as blocks (edit it as text)."""
+        workspace = to_blocks(parse(_script(request)))
+        if json_depth(workspace) > MAX_JSON_DEPTH - 2:  # and {"workspace": ...}
+            raise serializers.ValidationError(
+                {
+                    "script": [
+                        "the script has too many statements in a row, or nested, to show as "
+                        f"blocks (their JSON would nest more than {MAX_JSON_DEPTH} deep); "
+                        "edit it as text"
+                    ]
+                }
+            )
+        return Response({"workspace": workspace})
 
 
-class UnblocksView(APIView):
-    permission_classes = [IsAuthenticated]
-
+class UnblocksView(ScriptView):
     @extend_schema(request=WorkspaceInput, responses={200: dict})
     def post(self, request):
-        """The text of a Blockly workspace."""
+        """The text of a Blockly workspace. 400 with a message for JSON that is not a workspace
+        of OtterScript blocks (a block of an unknown type is kept as its TEXT field when it has
+        one), with diagnostics for a field that does not parse."""
         workspace = request.data.get("workspace") if isinstance(request.data, dict) else None
         if not isinstance(workspace, dict):
             raise serializers.ValidationError({"workspace": ["a Blockly workspace (JSON object)"]})
         try:
-            return Response({"script": format_script(from_blocks(workspace))})
+            text = format_script(from_blocks(workspace))
         except BlocksError as error:
             raise serializers.ValidationError({"workspace": [str(error)]}) from None
+        size = len(text.encode("utf-8"))
+        if size > script_limit():
+            raise serializers.ValidationError({"workspace": [too_large(size, "its script")]})
+        try:  # a name or a raw block's text can make text that reads otherwise
+            parse(text)
+        except OtterSyntaxError as error:
+            first = error.diagnostics[0]
+            raise serializers.ValidationError(
+                {
+                    "workspace": [
+                        "the blocks make text that does not parse: line "
+                        f"{first.line}, column {first.column}: {first.message}"
+                    ]
+                }
+            ) from None
+        return Response({"script": text})
 
 
 class ReferenceView(APIView):

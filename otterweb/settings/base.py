@@ -154,6 +154,8 @@ OTTERWEB_HEARTBEAT_SECONDS = float(os.environ.get("OTTERWEB_HEARTBEAT_SECONDS", 
 OTTERWEB_LOST_AFTER_SECONDS = float(os.environ.get("OTTERWEB_LOST_AFTER_SECONDS", "30"))
 OTTERWEB_HOUSEKEEPING_SECONDS = float(os.environ.get("OTTERWEB_HOUSEKEEPING_SECONDS", "10"))
 OTTERWEB_WORKERS = int(os.environ.get("OTTERWEB_WORKERS", "4"))
+# The largest script, draft or raft item text the editor's endpoints take (bytes of UTF-8).
+OTTERWEB_MAX_SCRIPT_BYTES = int(os.environ.get("OTTERWEB_MAX_SCRIPT_BYTES", str(1024 * 1024)))
 # A run still going after this long is stopped (its processes killed), whichever worker has it;
 # 0: no limit. A day by default: a run that long is almost always stuck.
 OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS = float(
