@@ -200,6 +200,15 @@ def save_job_template(
         errors.setdefault("servers", []).append("Choose the servers the template runs on.")
     if targeting == JobTemplate.Targeting.ROLES and not roles:
         errors.setdefault("roles", []).append("Choose the roles whose servers it runs on.")
+    if (
+        targeting == JobTemplate.Targeting.NONE
+        and raft_item is not None
+        and not _chooses_servers(raft_item)
+    ):
+        errors.setdefault("targeting", []).append(
+            f"{raft_item} does not choose its servers (no `for server`/`for role`): "
+            "choose servers or roles for the template."
+        )
     rows = None
     if prompts is not None:
         rows, problems = _prompt_rows(prompts)
@@ -217,6 +226,15 @@ def save_job_template(
             row.template = template
         JobTemplatePrompt.objects.bulk_create(rows)
     return template
+
+
+def _chooses_servers(item: RaftItem) -> bool:
+    """Whether the item's script targets servers itself; one that does not parse is left to
+    the checks of the run."""
+    try:
+        return targets_servers(parse(item.content, name=str(item)))
+    except OtterSyntaxError:
+        return True
 
 
 def _prompt_rows(prompts: list[dict]) -> tuple[list[JobTemplatePrompt], list[str]]:

@@ -59,7 +59,9 @@ PROMPTS = [
 @pytest.fixture
 def item():
     raft = Raft.objects.create(name="main")
-    return save_item(raft=raft, name="deploy", content="Log-Information $Version;\n")
+    return save_item(
+        raft=raft, name="deploy", content="for server web1\n{\n    Log-Information $Version;\n}\n"
+    )
 
 
 @pytest.fixture
@@ -539,3 +541,12 @@ def test_roles_targeting_resolves_servers_in_environments(admin_client, item) ->
     page = admin_client.get(reverse("template-launch", args=[template.pk])).content.decode()
     assert "servers with the role web in prod" in page
     assert "Runs on 2 servers now: web1, web2" in page
+
+
+def test_template_form_refuses_no_targets_when_the_script_chooses_no_servers(
+    admin_client, item
+) -> None:
+    plain = save_item(raft=item.raft, name="plain", content="Log-Information hi;\n")
+    response = admin_client.post(reverse("template-create"), form_data(plain, []))
+    assert "main::plain does not choose its servers" in response.content.decode()
+    assert not JobTemplate.objects.exists()
