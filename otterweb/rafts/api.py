@@ -1,13 +1,52 @@
-"""Rafts API: rafts, their items (each save makes a version), versions and restore."""
+"""Rafts API: rafts, their items (each save makes a version), versions and restore; for the
+editor, a user's draft of an item, commit (save from a base version, 409 when the item has
+moved on), and the diff of unsaved text against a version."""
 
 from __future__ import annotations
 
-from rest_framework import mixins, serializers, viewsets
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, NotFound
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
 
+from otterweb.api.permissions import ViewPermissions, view_and
 from otterweb.rafts import selectors, services
-from otterweb.rafts.models import Raft, RaftItem, RaftItemVersion
+from otterweb.rafts.models import Raft, RaftItem, RaftItemDraft, RaftItemVersion
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+
+
+class ConflictAnswers:
+    """A change made from a version that is no longer the newest is answered 409 with the one
+    error body (``code: "conflict"``) and what it would overwrite: the newest version (number,
+    author, time, message), the diff from the base version to it, and from it to the change."""
+
+    def handle_exception(self, exc):
+        if not isinstance(exc, services.StaleBaseVersion):
+            return super().handle_exception(exc)
+        response = super().handle_exception(Conflict(str(exc)))
+        conflict = exc.conflict
+        latest = conflict.latest
+        response.data.update(
+            base_version=conflict.base_version,
+            latest={
+                "number": latest.number,
+                "author": latest.author.username if latest.author else None,
+                "created": serializers.DateTimeField().to_representation(latest.created),
+                "message": latest.message,
+                "content": latest.content,
+            },
+            diff=conflict.diff,
+            diff_to_submitted=conflict.diff_to_submitted,
+        )
+        return response
 
 
 class RaftSerializer(serializers.ModelSerializer):
@@ -35,10 +74,30 @@ class RaftItemSerializer(serializers.ModelSerializer):
         help_text="Why it changed (kept with the version).",
     )
     version = serializers.SerializerMethodField()
+    base_version = serializers.IntegerField(
+        write_only=True,
+        required=False,
+        min_value=1,
+        help_text="The version the change was made from: 409 when the item has a newer one.",
+    )
+    mode = serializers.SerializerMethodField(
+        help_text="How the editor opens it: text or visual (##AH:UseTextMode, ##AH:UseVisualMode)."
+    )
 
     class Meta:
         model = RaftItem
-        fields = ["id", "raft", "name", "kind", "content", "message", "version", "updated"]
+        fields = [
+            "id",
+            "raft",
+            "name",
+            "kind",
+            "content",
+            "message",
+            "base_version",
+            "version",
+            "mode",
+            "updated",
+        ]
         read_only_fields = ["updated"]
         extra_kwargs = {"content": {"trim_whitespace": False}}
 
@@ -46,11 +105,24 @@ class RaftItemSerializer(serializers.ModelSerializer):
         latest = item.versions.first()
         return latest.number if latest else None
 
+    def get_mode(self, item: RaftItem) -> str:
+        return selectors.editor_mode(content=item.content, kind=item.kind)
+
+    def validate_content(self, value: str) -> str:
+        try:
+            services.check_size(content=value)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(error.message_dict["content"]) from None
+        return value
+
     def create(self, data):
+        data.pop("base_version", None)
         return services.save_item(author=self.context["request"].user, **data)
 
+    @transaction.atomic
     def update(self, instance, data):
-        """A new name or raft renames or moves the item (not a copy), then the text is saved."""
+        """A new name or raft renames or moves the item (not a copy), then the text is saved;
+        all or nothing."""
         raft, name = data.get("raft", instance.raft), data.get("name", instance.name)
         if (raft, name) != (instance.raft, instance.name):
             instance = services.rename_item(item=instance, name=name, raft=raft)
@@ -61,6 +133,82 @@ class RaftItemSerializer(serializers.ModelSerializer):
             kind=data.get("kind", instance.kind),
             author=self.context["request"].user,
             message=data.get("message", ""),
+            base_version=data.get("base_version"),
+        )
+
+
+class DraftSerializer(serializers.ModelSerializer):
+    latest_version = serializers.SerializerMethodField()
+    moved_on = serializers.SerializerMethodField(
+        help_text="Whether the item has a version newer than the draft's base."
+    )
+    mode = serializers.SerializerMethodField()
+
+    class Meta:
+        model = RaftItemDraft
+        fields = ["content", "base_version", "saved", "latest_version", "moved_on", "mode"]
+        read_only_fields = fields
+
+    def get_latest_version(self, draft: RaftItemDraft) -> int | None:
+        latest = selectors.latest_version(item=draft.item)
+        return latest.number if latest else None
+
+    def get_moved_on(self, draft: RaftItemDraft) -> bool:
+        return (self.get_latest_version(draft) or 0) > draft.base_version
+
+    def get_mode(self, draft: RaftItemDraft) -> str:
+        return selectors.editor_mode(content=draft.content, kind=draft.item.kind)
+
+
+class DraftInput(serializers.Serializer):
+    content = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    base_version = serializers.IntegerField(min_value=1)
+
+
+# Not an enum in the schema: drf-spectacular names enums by field, and "mode" is also an
+# execution's (execute, collect, ...).
+@extend_schema_field({"type": "string", "pattern": f"^({'|'.join(selectors.EDITOR_MODES)})$"})
+class EditorModeField(serializers.ChoiceField):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(choices=selectors.EDITOR_MODES, **kwargs)
+
+
+class CommitInput(DraftInput):
+    message = serializers.CharField(allow_blank=True, required=False, default="", max_length=500)
+    mode = EditorModeField(
+        required=False, help_text="Write the header that makes the script open in this mode."
+    )
+
+
+class DiffInput(serializers.Serializer):
+    content = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    version = serializers.IntegerField(
+        min_value=1, required=False, help_text="The version to compare with; the newest if absent."
+    )
+
+
+class RestoreInput(serializers.Serializer):
+    base_version = serializers.IntegerField(min_value=1, required=False)
+
+
+def _number(params, name: str) -> int | None:
+    """A version number from the query string, or None when absent."""
+    value = params.get(name)
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise serializers.ValidationError({name: [f"a version number (1, 2, ...), not {value!r}"]})
+    return int(value)
+
+
+class DraftPermissions(ViewPermissions):
+    """Reading one's draft needs viewing the item; saving or forgetting it, changing items."""
+
+    message = "You may not change raft items."
+
+    def has_permission(self, request, view) -> bool:
+        return super().has_permission(request, view) and (
+            request.method in SAFE_METHODS or request.user.has_perm("rafts.change_raftitem")
         )
 
 
@@ -80,16 +228,102 @@ class RaftViewSet(viewsets.ModelViewSet):
         services.delete_raft(raft=instance)
 
 
-class RaftItemViewSet(viewsets.ModelViewSet):
+class RaftItemViewSet(ConflictAnswers, viewsets.ModelViewSet):
     queryset = RaftItem.objects.select_related("raft").prefetch_related("versions")
     serializer_class = RaftItemSerializer
 
     def perform_destroy(self, instance):
         services.delete_item(item=instance)
 
+    def version_number(self, item: RaftItem, number: int | None) -> RaftItemVersion:
+        version = (
+            item.versions.filter(number=number).first()
+            if number is not None
+            else selectors.latest_version(item=item)
+        )
+        if version is None:
+            raise serializers.ValidationError({"version": [f"{item} has no version {number}."]})
+        return version
+
+    @extend_schema(methods=["PUT"], request=DraftInput, responses={200: DraftSerializer, 400: dict})
+    @extend_schema(methods=["GET"], responses={200: DraftSerializer, 404: dict})
+    @extend_schema(methods=["DELETE"], request=None, responses={204: None})
+    @action(detail=True, methods=["get", "put", "delete"], permission_classes=[DraftPermissions])
+    def draft(self, request, pk=None):
+        """Your unsaved edit of the item (nobody else's): GET it (404 when there is none; says
+        whether the item has moved on since its base version), PUT ``{"content",
+        "base_version"}`` to keep it (never a version, never parsed; over
+        OTTERWEB_MAX_SCRIPT_BYTES is a 400 and the kept draft stays), DELETE to forget it."""
+        item = self.get_object()
+        if request.method == "DELETE":
+            services.delete_draft(item=item, user=request.user)
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        if request.method == "PUT":
+            data = DraftInput(data=request.data)
+            data.is_valid(raise_exception=True)
+            draft = services.save_draft(item=item, user=request.user, **data.validated_data)
+        else:
+            draft = selectors.draft_of(item=item, user=request.user)
+            if draft is None:
+                raise NotFound(f"You have no draft of {item}.")
+        return Response(DraftSerializer(draft).data)
+
+    @extend_schema(request=CommitInput, responses={200: RaftItemSerializer, 400: dict, 409: dict})
+    @action(
+        detail=True,
+        methods=["post"],
+        permission_classes=[view_and("rafts.change_raftitem", "You may not change raft items.")],
+    )
+    def commit(self, request, pk=None):
+        """Save ``content`` as the item's next version (none when it is the newest one's) and
+        forget your draft. ``base_version`` is the version the edit started from: when the item
+        has a newer one, 409 with it and the diffs, and nothing saved. A script that does not
+        parse is a 400 with its diagnostics. ``mode`` ("text" or "visual") writes the header
+        that makes the script open in that mode."""
+        item = self.get_object()
+        data = CommitInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            saved = services.commit_item(item=item, author=request.user, **data.validated_data)
+        except services.ScriptInvalid as error:
+            raise error.syntax_error from None
+        return Response(RaftItemSerializer(saved, context={"request": request}).data)
+
+    @extend_schema(
+        methods=["GET"],
+        parameters=[
+            OpenApiParameter("from", int, description="A version number (the one before to)."),
+            OpenApiParameter("to", int, description="A version number (the newest)."),
+        ],
+        responses={200: dict},
+    )
+    @extend_schema(methods=["POST"], request=DiffInput, responses={200: dict})
+    @action(detail=True, methods=["get", "post"], permission_classes=[ViewPermissions])
+    def diff(self, request, pk=None):
+        """A unified diff. GET ``?from=N&to=M`` (version numbers; ``to`` the newest, ``from`` the
+        one before ``to``, by default): between two versions. POST ``{"content", "version"}``:
+        from a version (the newest by default) to ``content``, such as the editor's text."""
+        item = self.get_object()
+        if request.method == "POST":
+            data = DiffInput(data=request.data)
+            data.is_valid(raise_exception=True)
+            services.check_size(content=data.validated_data["content"])
+            version = self.version_number(item, data.validated_data.get("version"))
+            diff = selectors.diff_to_text(version=version, content=data.validated_data["content"])
+            return Response({"from": version.number, "to": None, "diff": diff})
+        new = self.version_number(item, _number(request.query_params, "to"))
+        old_number = _number(request.query_params, "from")
+        old = (
+            self.version_number(item, old_number)
+            if old_number is not None
+            else item.versions.filter(number__lt=new.number).order_by("-number").first()
+        )
+        diff = selectors.diff_versions(old=old, new=new) if old else ""
+        return Response({"from": old.number if old else None, "to": new.number, "diff": diff})
+
 
 class RaftItemVersionViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+    ConflictAnswers, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
 ):
     queryset = RaftItemVersion.objects.select_related("item__raft", "author")
     serializer_class = RaftItemVersionSerializer
@@ -106,15 +340,24 @@ class RaftItemVersionViewSet(
         against = request.query_params.get("against")
         older = (
             RaftItemVersion.objects.filter(pk=against, item=version.item).first()
-            if against
+            if against and against.isdigit()
             else version.item.versions.filter(number__lt=version.number).order_by("-number").first()
         )
+        if against and older is None:
+            raise serializers.ValidationError(
+                {"against": [f"{version.item} has no version with the id {against}."]}
+            )
         return Response({"diff": selectors.diff_versions(old=older, new=version) if older else ""})
 
     @action(detail=True, methods=["post"])
     def restore(self, request, pk=None):
-        """Make this version the item's content again (as a new version)."""
+        """Make this version the item's content again (as a new version). With
+        ``{"base_version": N}``, 409 when the item has moved on from version N."""
         if not request.user.has_perm("rafts.change_raftitem"):
             self.permission_denied(request, message="You may not change raft items.")
-        item = services.restore_version(version=self.get_object(), author=request.user)
+        data = RestoreInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = services.restore_version(
+            version=self.get_object(), author=request.user, **data.validated_data
+        )
         return Response(RaftItemSerializer(item, context={"request": request}).data)

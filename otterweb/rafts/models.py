@@ -76,3 +76,27 @@ class RaftItemVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item} v{self.number}"
+
+
+class RaftItemDraft(models.Model):
+    """A user's unsaved edit of an item, saved by the editor every few seconds: never a
+    version, never checked (it may be half-typed). One per user and item."""
+
+    item = models.ForeignKey(RaftItem, on_delete=models.CASCADE, related_name="drafts")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="raft_drafts"
+    )
+    content = TextField(blank=True)
+    base_version = models.PositiveIntegerField(
+        help_text="The number of the version the edit started from."
+    )
+    saved = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["item", "user"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "user"], name="raft_item_draft_one_per_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item} (draft of {self.user})"

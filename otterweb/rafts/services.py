@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import ProtectedError
 
-from engine import OtterSyntaxError, parse
+from engine import OtterSyntaxError, format_script, parse
 from otterweb.executions.models import Execution
 from otterweb.executions.services import create_job
 from otterweb.rafts import selectors
-from otterweb.rafts.models import Raft, RaftItem, RaftItemVersion
+from otterweb.rafts.models import Raft, RaftItem, RaftItemDraft, RaftItemVersion
 
 # The segment that separates an item's name from the page it is on in the raft URLs
 # (/rafts/main/deploy/-/edit/): no raft and no segment of an item's name may be it.
@@ -38,16 +41,57 @@ def check_item_name(*, name: str) -> None:
         )
 
 
+class ScriptInvalid(ValidationError):
+    """An OtterScript script or module that does not parse: its diagnostics
+    (``name:line:column: error: ...``) keyed by ``content``, and the parser's error itself
+    (``syntax_error``) for an editor that marks them in place."""
+
+    def __init__(self, error: OtterSyntaxError, *, name: str) -> None:
+        super().__init__({"content": [d.format(name) for d in error.diagnostics if d.is_error]})
+        self.syntax_error = error
+
+
+class StaleBaseVersion(Exception):
+    """A change made from a version that is no longer the item's newest: saving it would undo,
+    unseen, what came after. ``conflict`` says what."""
+
+    def __init__(self, *, item: RaftItem, conflict: selectors.VersionConflict) -> None:
+        latest = conflict.latest
+        who = f"by {latest.author}" if latest.author else "author unknown"
+        super().__init__(
+            f"{item} has changed since version {conflict.base_version}, which this change was "
+            f"made from: version {latest.number} is the newest ({who}, "
+            f"{latest.created:%Y-%m-%d %H:%M} UTC). Merge the change into it and save again."
+        )
+        self.item = item
+        self.conflict = conflict
+
+
 def check_content(*, kind: str, content: str, name: str) -> None:
     """Refuse an OtterScript script or module that does not parse, with its diagnostics
-    (``name:line:column: error: ...``) keyed by ``content``; other kinds hold any text."""
+    (``name:line:column: error: ...``) keyed by ``content`` (:class:`ScriptInvalid`); other
+    kinds hold any text."""
     if kind not in (RaftItem.Kind.SCRIPT, RaftItem.Kind.MODULE):
         return
     try:
         parse(content, name=name)
     except OtterSyntaxError as error:
-        diagnostics = [d.format(name) for d in error.diagnostics if d.is_error]
-        raise ValidationError({"content": diagnostics}) from None
+        raise ScriptInvalid(error, name=name) from None
+
+
+def check_size(*, content: str, field: str = "content") -> None:
+    """Refuse text over ``OTTERWEB_MAX_SCRIPT_BYTES`` (bytes of UTF-8), naming the limit."""
+    size = len(content.encode("utf-8", "surrogatepass"))
+    limit = settings.OTTERWEB_MAX_SCRIPT_BYTES
+    if size > limit:
+        raise ValidationError(
+            {
+                field: (
+                    f"The text is {size:,} bytes; the server keeps at most {limit:,} bytes "
+                    "(OTTERWEB_MAX_SCRIPT_BYTES)."
+                )
+            }
+        )
 
 
 def create_raft(*, name: str, description: str = "") -> Raft:
@@ -114,14 +158,21 @@ def save_item(
     kind: str = RaftItem.Kind.SCRIPT,
     author=None,
     message: str = "",
+    base_version: int | None = None,
 ) -> RaftItem:
     """Create or change a raft item and record the new content as its next version (none
     when the content is what it was). An OtterScript script or module that does not parse is
-    refused with its diagnostics."""
+    refused with its diagnostics. With ``base_version`` (the version the change was made
+    from), a change of an item that has a newer version is refused (:class:`StaleBaseVersion`)
+    unless it is that version's content: nothing is overwritten unseen."""
     check_content(kind=kind, content=content, name=f"{raft.name}::{name}")
     item, _created = RaftItem.objects.select_for_update().get_or_create(
         raft=raft, name=name, defaults={"kind": kind}
     )
+    if base_version is not None and not _created:
+        conflict = selectors.version_conflict(item=item, base_version=base_version, content=content)
+        if conflict is not None:
+            raise StaleBaseVersion(item=item, conflict=conflict)
     item.kind = kind
     item.content = content
     item.full_clean()
@@ -164,8 +215,11 @@ def delete_item(*, item: RaftItem) -> None:
         raise ValidationError(f"{item} is still in use: {error.args[0]}") from None
 
 
-def restore_version(*, version: RaftItemVersion, author=None) -> RaftItem:
-    """Make an old version the current content (as a new version, so nothing is lost)."""
+def restore_version(
+    *, version: RaftItemVersion, author=None, base_version: int | None = None
+) -> RaftItem:
+    """Make an old version the current content (as a new version, so nothing is lost); with
+    ``base_version``, refused when the item has moved on from it (:class:`StaleBaseVersion`)."""
     item = version.item
     return save_item(
         raft=item.raft,
@@ -174,7 +228,90 @@ def restore_version(*, version: RaftItemVersion, author=None) -> RaftItem:
         kind=item.kind,
         author=author,
         message=f"Restored version {version.number}",
+        base_version=base_version,
     )
+
+
+# ---- the editor: drafts, commits, the mode a script opens in ------------------------------
+
+
+def save_draft(*, item: RaftItem, user, content: str, base_version: int) -> RaftItemDraft:
+    """Keep ``user``'s unsaved edit of ``item`` (one per user and item; the last one wins).
+    Never a version and never parsed: a draft may be half-typed. Text over the size limit is
+    refused and the draft kept as it was."""
+    check_size(content=content)
+    if not item.versions.filter(number=base_version).exists():
+        raise ValidationError({"base_version": f"{item} has no version {base_version}."})
+    draft, _created = RaftItemDraft.objects.update_or_create(
+        item=item, user=user, defaults={"content": content, "base_version": base_version}
+    )
+    return draft
+
+
+def delete_draft(*, item: RaftItem, user) -> bool:
+    """Forget ``user``'s draft of ``item``; whether there was one."""
+    deleted, _ = RaftItemDraft.objects.filter(item=item, user=user).delete()
+    return bool(deleted)
+
+
+@transaction.atomic
+def commit_item(
+    *,
+    item: RaftItem,
+    content: str,
+    author,
+    base_version: int,
+    message: str = "",
+    mode: str | None = None,
+) -> RaftItem:
+    """Save what the editor shows as the item's next version and forget the author's draft.
+    Refused, with nothing saved and the draft kept: text over the size limit; a script or
+    module that does not parse (:class:`ScriptInvalid`); a change made from a version that is
+    no longer the newest (:class:`StaleBaseVersion`). With ``mode`` ("text" or "visual"), the
+    script's header says it opens in that mode from now on."""
+    check_size(content=content)
+    name = f"{item.raft.name}::{item.name}"
+    if mode is not None:
+        if not item.is_otterscript:
+            raise ValidationError({"mode": "Only OtterScript scripts and modules have a mode."})
+        try:
+            content = with_editor_mode(content=content, mode=mode, name=name)
+        except OtterSyntaxError as error:
+            raise ScriptInvalid(error, name=name) from None
+    saved = save_item(
+        raft=item.raft,
+        name=item.name,
+        content=content,
+        kind=item.kind,
+        author=author,
+        message=message,
+        base_version=base_version,
+    )
+    delete_draft(item=saved, user=author)
+    return saved
+
+
+def with_editor_mode(*, content: str, mode: str, name: str = "<script>") -> str:
+    """``content`` with the header that makes it open in ``mode`` ("text" or "visual") in place
+    of the other one, its other headers kept. The text is the formatter's (the only writer of
+    OtterScript), unchanged when it has the header already. OtterSyntaxError when it does not
+    parse."""
+    if mode not in selectors.EDITOR_MODES:
+        raise ValidationError({"mode": f"A mode is text or visual, not {mode!r}."})
+    script = parse(content, name=name)
+    wanted = selectors.MODE_HEADERS[mode]
+    mode_headers = {h.lower() for h in selectors.MODE_HEADERS.values()}
+    headers: list[str] = []
+    for header in script.headers:
+        if header.strip().lower() not in mode_headers:
+            headers.append(header)
+        elif wanted not in headers:  # the first mode header's place
+            headers.append(wanted)
+    if wanted not in headers:
+        headers.insert(0, wanted)
+    if tuple(headers) == script.headers:
+        return content
+    return format_script(dataclasses.replace(script, headers=tuple(headers)))
 
 
 @transaction.atomic
