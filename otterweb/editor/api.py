@@ -26,8 +26,9 @@ from otterweb.editor.reference import reference
 # the text says in few, and JSON escapes take room.
 BODY_FACTOR = 4
 # How deep the JSON of a workspace may nest (each statement in a row is two levels, each nested
-# body three): Python's JSON reader and writer recurse, and stop at about a thousand.
-MAX_JSON_DEPTH = 600
+# body three): 3,000 statements in a row. Python's JSON reader and writer recurse; the
+# application raises their limit above this (otterweb.apps.RECURSION_LIMIT).
+MAX_JSON_DEPTH = 6_000
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 

@@ -131,7 +131,7 @@ def test_unblocks_blocks_nested_too_deep_are_400(client) -> None:
 
 
 def test_unblocks_json_nested_too_deep_to_read_is_400(client) -> None:
-    body = '{"workspace": ' + '{"a": ' * 5000 + "1" + "}" * 5000 + "}"
+    body = '{"workspace": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}"
     answer = client.post(UNBLOCKS, body, content_type="application/json")
     assert answer.status_code == 400 and "nested too deep" in answer.json()["detail"]
 
@@ -210,13 +210,13 @@ def test_blocks_script_too_long_in_a_row_to_send_as_blocks_is_400(client) -> Non
     fits = client.post("/api/scripts/blocks/", {"script": "fail;\n" * 250}, format="json")
     assert fits.status_code == 200 and len(json.dumps(fits.json())) > 0
     refused(
-        client.post("/api/scripts/blocks/", {"script": "fail;\n" * 400}, format="json"),
+        client.post("/api/scripts/blocks/", {"script": "fail;\n" * 3_100}, format="json"),
         "edit it as text",
     )
 
 
 def test_format_script_nested_too_deep_for_the_engine_is_400(client) -> None:
-    deep = "{\n" * 400 + "}\n" * 400
+    deep = "{\n" * 12_000 + "}\n" * 12_000
     refused(client.post("/api/scripts/format/", {"script": deep}, format="json"), "too deeply")
 
 
@@ -314,3 +314,11 @@ def test_unblocks_random_json_is_never_5xx(client, data) -> None:
     for body in ({"workspace": data}, {"workspace": {"blocks": {"blocks": [data]}}}, data):
         answer = client.post(UNBLOCKS, json.dumps(body), content_type="application/json")
         assert answer.status_code in (200, 400), answer.content
+
+
+def test_blocks_and_unblocks_take_a_flat_script_of_two_thousand_statements(client) -> None:
+    script = "".join(f"Log-Information line {n};\n" for n in range(2000))
+    blocks = client.post("/api/scripts/blocks/", {"script": script}, format="json")
+    assert blocks.status_code == 200, blocks.content[:300]
+    back = client.post(UNBLOCKS, {"workspace": blocks.json()["workspace"]}, format="json")
+    assert back.status_code == 200 and back.json()["script"] == script

@@ -1,0 +1,17 @@
+import sys
+
+from django.apps import AppConfig
+
+# Python's JSON reader and writer recurse once per level of nesting and stop at the recursion
+# limit (1,000 by default). A Blockly workspace nests two levels for each statement in a row,
+# so a script of a few hundred statements could not be sent as blocks. Ten thousand levels of
+# the JSON encoder's C recursion fit well inside a thread's 8 MiB stack; the blocks endpoints
+# bound what they read and write below it (otterweb.editor.api.MAX_JSON_DEPTH).
+RECURSION_LIMIT = 10_000
+
+
+class OtterWebConfig(AppConfig):
+    name = "otterweb"
+
+    def ready(self) -> None:
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
