@@ -66,7 +66,7 @@ PAGES = [
     ("execution-drift", "/executions/{drift}/", True),
     ("rafts", "/rafts/", False),
     ("raft", "/rafts/ops/", False),
-    ("raft-item", "/rafts/ops/deploy-web/", False),
+    ("raft-item", "/rafts/ops/deploy-web/", True),
     ("raft-diff", "/rafts/ops/deploy-web/-/diff/?old=1&new=2", False),
     ("servers", "/inventory/servers/", False),
     ("server", "/inventory/servers/db-eu-1/", True),
