@@ -102,7 +102,9 @@ def main() -> int:
                 {"script": SCRIPT, "servers": ["web-eu-1", "web-us-1"]},
             )
             page.goto(f"{site.base}/executions/{execution['id']}/")
-            page.wait_for_function("document.getElementById('state').dataset.runState === 'completed'")
+            page.wait_for_function(
+                "document.getElementById('state').dataset.runState === 'completed'"
+            )
             page.evaluate("window.scrollTo(0, 0)")
             page.screenshot(path=str(folder / "live-log.png"))
             print(folder / "live-log.png")
