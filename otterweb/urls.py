@@ -1,7 +1,21 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth
 from django.urls import include, path
 
 from otterweb import views
+
+# Signing in and out and changing one's password. No password reset by e-mail: OtterWeb sends
+# no mail; an administrator sets a forgotten password (admin, or `manage.py changepassword`).
+accounts = [
+    path("login/", auth.LoginView.as_view(), name="login"),
+    path("logout/", auth.LogoutView.as_view(), name="logout"),
+    path("password_change/", auth.PasswordChangeView.as_view(), name="password_change"),
+    path(
+        "password_change/done/",
+        auth.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
+]
 
 urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
@@ -9,7 +23,9 @@ urlpatterns = [
     path("", include("otterweb.rafts.urls")),
     path("", include("otterweb.inventory.urls")),
     path("api/", include("otterweb.api.urls")),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include(accounts)),
+    # browsers ask for it on pages that are not HTML (JSON, a download)
+    path("favicon.ico", views.favicon),
     path("admin/", admin.site.urls),
 ]
 

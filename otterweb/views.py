@@ -1,7 +1,8 @@
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.http import HttpResponseServerError
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.template import loader
+from django.templatetags.static import static
 from django.views.generic import TemplateView
 
 from otterweb.executions import selectors
@@ -89,3 +90,8 @@ def server_error(request):
     heading, explanation = ERRORS[500]
     context = {"code": 500, "heading": heading, "explanation": explanation}
     return HttpResponseServerError(loader.get_template("error.html").render(context))
+
+
+def favicon(request):
+    """Browsers ask for /favicon.ico on pages that are not HTML (JSON, a download)."""
+    return redirect(static("otterweb/otter.svg"), permanent=True)

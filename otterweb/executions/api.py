@@ -182,6 +182,12 @@ class StartExecutionSerializer(serializers.Serializer):
     raft_item = serializers.PrimaryKeyRelatedField(
         queryset=RaftItem.objects.all(), required=False, help_text="Or a raft item's id."
     )
+    name = serializers.CharField(
+        required=False,
+        default="",
+        max_length=200,
+        help_text="What the lists call the job (the raft item's name, or 'ad hoc script').",
+    )
     servers = serializers.ListField(child=serializers.CharField(), required=False, default=list)
     roles = serializers.ListField(child=serializers.CharField(), required=False, default=list)
     environments = serializers.ListField(
@@ -258,10 +264,17 @@ class ExecutionViewSet(
         form.is_valid(raise_exception=True)
         data = form.validated_data
         execution = services.create_job(
-            requested_by=request.user, script=data.get("script"), raft_item=data.get("raft_item"), servers=data["servers"],
-            roles=data["roles"], environments=data["environments"], mode=data["mode"], simulate=data["simulate"],
-            variables={k: v for k, v in data["variables"].items()},
-        )  # fmt: skip
+            requested_by=request.user,
+            script=data.get("script"),
+            raft_item=data.get("raft_item"),
+            name=data["name"],
+            servers=data["servers"],
+            roles=data["roles"],
+            environments=data["environments"],
+            mode=data["mode"],
+            simulate=data["simulate"],
+            variables=dict(data["variables"]),
+        )
         return Response(ExecutionSerializer(execution).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(

@@ -39,8 +39,8 @@ logger = logging.getLogger(__name__)
 
 CANCEL_POLL_SECONDS = 1.0
 NO_TARGETS = (
-    "Choose servers or roles to run on, or target servers in the script with "
-    "`for server ...`/`for role ...`."
+    "Choose servers or roles to run on, or target servers in the script with a "
+    "“for server …” or “for role …” block."
 )
 
 
@@ -206,7 +206,7 @@ def save_job_template(
         and not _chooses_servers(raft_item)
     ):
         errors.setdefault("targeting", []).append(
-            f"{raft_item} does not choose its servers (no `for server`/`for role`): "
+            f"{raft_item} does not choose its servers (no “for server” or “for role” block): "
             "choose servers or roles for the template."
         )
     rows = None

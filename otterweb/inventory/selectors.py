@@ -91,6 +91,21 @@ class EnvironmentNode:
     environment: Environment
     children: list[EnvironmentNode] = field(default_factory=list)
 
+    @property
+    def direct_servers(self) -> int:
+        return len(self.environment.servers.all())
+
+    @property
+    def servers(self) -> int:
+        """The servers in this environment or in any inside it (each once)."""
+        found: set[int] = set()
+        pending = [self]
+        while pending:
+            node = pending.pop()
+            found.update(server.pk for server in node.environment.servers.all())
+            pending.extend(node.children)
+        return len(found)
+
 
 def environment_tree(*, root: Environment | None = None) -> list[EnvironmentNode]:
     """The environments as a forest, each level by name: every environment when ``root`` is

@@ -239,13 +239,7 @@ print(json.dumps({'patterns': list(walk(get_resolver().url_patterns)), 'admin': 
 """
 PARAMETER = re.compile(r"<(?:(\w+):)?(\w+)>")
 # Pages anyone may open; every other page sends a signed-out visitor to the login page.
-PUBLIC = {
-    "login",
-    "password_reset",
-    "password_reset_done",
-    "password_reset_confirm",
-    "password_reset_complete",
-}
+PUBLIC = {"login"}
 
 
 def parameter_values(data: dict) -> dict[tuple[str, str], str]:
@@ -280,8 +274,6 @@ def parameter_values(data: dict) -> dict[tuple[str, str], str]:
             ("rafts", "new"): str(second["number"]),
             ("rafts", "a"): str(first["number"]),
             ("rafts", "b"): str(second["number"]),
-            ("reset", "uidb64"): "MQ",
-            ("reset", "token"): "set-password",
         }
     )
     return values

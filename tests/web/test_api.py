@@ -196,11 +196,13 @@ def test_api_executions_start_follow_logs_and_cancel(admin) -> None:
             "script": "Log-Information one;\nLog-Warning two;",
             "mode": "execute",
             "servers": ["here"],
+            "name": "nightly check",
         },
         format="json",
     )
     assert started.status_code == 201
     execution_id = started.json()["id"]
+    assert Execution.objects.get(pk=execution_id).job.name == "nightly check"
     assert started.json()["run_state"] == "pending"
     run_execution(execution_id, worker="test")
     detail = admin.get(f"/api/executions/{execution_id}/").json()

@@ -160,14 +160,15 @@ def test_execution_page_shows_the_outcome_in_a_live_status_and_none_on_the_log(
     assert page.count("aria-live") == 1
     log = page[page.index('<div id="log"') :].split(">")[0]
     assert "aria-live" not in log
-    for element in ('id="state"', 'id="follow"', 'id="log"'):
+    for element in ('id="state"', 'id="log"', 'aria-labelledby="log-heading"'):
         assert element in page
+    assert 'id="follow"' not in page  # an ended log has no tail to follow
     cancelled = outcomes["cancelled run"]
     page = admin_client.get(reverse("execution-detail", args=[cancelled.pk])).content.decode()
     assert 'class="badge cancelled" role="status" aria-live="polite">Cancelled</span>' in page
     assert 'id="cancel"' not in page  # ended
     running = admin_client.get(reverse("execution-detail", args=[outcomes["running deploy"].pk]))
-    assert 'id="cancel"' in running.content.decode()
+    assert 'id="cancel"' in running.content.decode() and 'id="follow"' in running.content.decode()
 
 
 def test_execution_status_message_carries_the_outcome_for_the_live_page(outcomes) -> None:
@@ -197,7 +198,7 @@ def test_create_job_refuses_a_job_without_targets(inventory) -> None:
     with pytest.raises(ValidationError) as refused:
         create_job(script="Log-Information x;")
     assert refused.value.messages == [NO_TARGETS]
-    assert "Choose servers or roles to run on" in NO_TARGETS and "`for server ...`" in NO_TARGETS
+    assert "Choose servers or roles to run on" in NO_TARGETS and "“for server …”" in NO_TARGETS
     assert not Execution.objects.exists()
 
 

@@ -145,6 +145,8 @@ def test_environment_list_shows_the_tree(viewer, inventory) -> None:
     nested = page.index("<ul>", production)
     assert nested < page.index(reverse("environment-detail", args=["production-eu"]))
     assert reverse("variable-list") in page
+    # the servers of an environment inside it count for it too
+    assert "· 1 server (0 directly)" in page and "· 1 server</span>" in page
 
 
 def test_environment_page_shows_children_and_servers(viewer, inventory) -> None:

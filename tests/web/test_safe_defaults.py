@@ -168,3 +168,14 @@ def test_static_files_resolve_to_hashed_names_in_the_production_storage(tmp_path
         "from django.templatetags.static import static; print(static('otterweb/site.css'))",
     )
     assert re.fullmatch(r"/static/otterweb/site\.[0-9a-f]{12}\.css", name)
+
+
+def test_favicon_redirects_to_the_products_icon(client) -> None:
+    answer = client.get("/favicon.ico")
+    assert answer.status_code == 301 and answer["Location"].endswith("otterweb/otter.svg")
+
+
+def test_accounts_offer_no_password_reset_by_mail(client) -> None:
+    """OtterWeb sends no mail: a reset form would say "check your email" and send nothing."""
+    assert client.get("/accounts/password_reset/").status_code == 404
+    assert client.get("/accounts/login/").status_code == 200
