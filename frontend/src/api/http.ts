@@ -24,6 +24,8 @@ export class ApiError extends Error {
 export interface Api {
   get<T>(url: string): Promise<T>;
   post<T>(url: string, body: unknown): Promise<T>;
+  put<T>(url: string, body: unknown): Promise<T>;
+  delete<T = unknown>(url: string): Promise<T>;
 }
 
 /** An API client; `csrfToken` is what Django put in the page's form. */
@@ -54,5 +56,7 @@ export function api(csrfToken: string, fetcher: Fetch = (...args) => fetch(...ar
   return {
     get: (url) => send(url, { method: "GET" }),
     post: (url, body) => send(url, { method: "POST", body: JSON.stringify(body) }),
+    put: (url, body) => send(url, { method: "PUT", body: JSON.stringify(body) }),
+    delete: (url) => send(url, { method: "DELETE" }),
   };
 }
