@@ -299,7 +299,8 @@ def fill(route: str, values: dict[tuple[str, str], str]) -> str:
 
 def page_urls(site: Site, data: dict) -> tuple[list[tuple[str, str]], list[str]]:
     """(name, path) of every page the resolver knows, and the admin's pages. Left out: the API
-    (but its docs), views that only take POST, and the admin's own patterns (listed apart)."""
+    (but its docs), views that only take POST, the admin's own patterns (listed apart), and
+    /favicon.ico (a redirect to the icon, for anyone)."""
     found = json.loads(site.manage("shell", "--no-imports", "-c", WALK).splitlines()[-1])
     values = parameter_values(data)
     pages = []
@@ -307,7 +308,7 @@ def page_urls(site: Site, data: dict) -> tuple[list[tuple[str, str]], list[str]]
         route, name = pattern["route"], pattern["name"]
         if pattern["namespace"] == "admin" or "get" not in pattern["methods"]:
             continue
-        if route.startswith("api/") and route != "api/docs/":
+        if route.startswith("api/") and route != "api/docs/" or route == "favicon.ico":
             continue
         pages.append((name or route, fill(route, values)))
     return pages, found["admin"]
