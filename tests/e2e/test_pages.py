@@ -308,7 +308,7 @@ def page_urls(site: Site, data: dict) -> tuple[list[tuple[str, str]], list[str]]
         route, name = pattern["route"], pattern["name"]
         if pattern["namespace"] == "admin" or "get" not in pattern["methods"]:
             continue
-        if route.startswith("api/") and route != "api/docs/" or route == "favicon.ico":
+        if (route.startswith("api/") and route != "api/docs/") or route == "favicon.ico":
             continue
         pages.append((name or route, fill(route, values)))
     return pages, found["admin"]
