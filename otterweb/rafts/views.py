@@ -178,6 +178,8 @@ class RaftItemView(PageMixin, TemplateView):
             "form": kwargs.get("form")
             or EditorForm(initial={"content": item.content}, editable=editable),
             "editable": editable,
+            # the page asks for the draft only when there is one (no 404 at every visit)
+            "has_draft": editable and selectors.draft_of(item=item, user=user) is not None,
             "runnable": item.is_otterscript and user.has_perm("executions.add_execution"),
             "versions": versions,
             "latest": latest,

@@ -165,7 +165,9 @@ def test_first_hour_from_login_to_a_job_template_run(site, tmp_path) -> None:
         page.keyboard.press("Enter")
         page.keyboard.type('Log-Information "port $HttpPort";')
         walk.fill({"Why it changed": "Say which port"})
-        walk.submit("Save")
+        page.get_by_role("button", name="Save", exact=True).click()  # commits through the API
+        page.get_by_role("status").filter(has_text="Saved as version 2.").wait_for()
+        walk.check("after Save")
         versions = page.get_by_role("table").filter(has_text="Version 2")
         assert versions.get_by_role("row").filter(has_text="Say which port").count() == 1
         versions.get_by_role("link", name="from version 1").click()

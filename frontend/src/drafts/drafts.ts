@@ -2,8 +2,8 @@
 // moment after typing stops; a draft from an earlier visit is offered back (Restore / Discard).
 // Save commits through the API from the version the page was loaded with (or the one the last
 // commit made): a 409 opens the conflict panel, never a silent overwrite; a script that does not
-// parse has its errors marked in the editor. "Changes since saved" shows the text on screen
-// against the newest version. Without JavaScript none of this runs and Save posts the form.
+// parse has its errors marked in the editor. "Changes since the newest version" shows the text
+// on screen against it. Without JavaScript none of this runs and Save posts the form.
 
 import { setDiagnostics } from "@codemirror/lint";
 import { StateEffect } from "@codemirror/state";
@@ -44,6 +44,8 @@ export interface DraftsOptions {
   /** The element around the editor (and the blocks): a draft notice goes before it. */
   field: HTMLElement;
   modes?: () => ModeSwitch | undefined;
+  /** The server said the user has a draft of the item (else it is not asked for). */
+  hasDraft: boolean;
   /** Milliseconds after the last change before the draft is kept. */
   delay?: number;
   /** Brings the page's version line and versions list up to date after a commit. */
@@ -97,7 +99,7 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
 
   const changesButton = document.createElement("button");
   changesButton.type = "button";
-  changesButton.textContent = "Changes since saved";
+  changesButton.textContent = "Changes since the newest version";
   changesButton.setAttribute("aria-expanded", "false");
   changesButton.setAttribute("aria-controls", diffPanel.id);
   actions.append(changesButton, status, quiet);
@@ -198,14 +200,15 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
     );
     options.field.insertAdjacentElement("beforebegin", notice);
   };
-  client.draft().then(
-    (draft) => {
-      if (draft && draft.content !== initial) offer(draft);
-    },
-    () => note("Could not look for a draft: the server did not answer.", "warn"),
-  );
+  if (options.hasDraft)
+    client.draft().then(
+      (draft) => {
+        if (draft && draft.content !== initial) offer(draft);
+      },
+      () => note("Could not look for a draft: the server did not answer.", "warn"),
+    );
 
-  // Changes since saved
+  // Changes since the newest version
   const hideChanges = () => {
     diffPanel.hidden = true;
     diffPanel.replaceChildren();
@@ -292,8 +295,9 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
       if (notice) closeNotice(); // the commit forgot the draft it offered
       if (message) message.value = "";
       note("");
+      // the version line and the versions list first: "Saved" means the page shows it
+      if (version !== from) await options.refresh?.().catch(() => {});
       say(version === from ? `No changes to save: version ${version} is the newest.` : `Saved as version ${version}.`, "ok");
-      await options.refresh?.().catch(() => {});
     } catch (error) {
       if (error instanceof Conflict) {
         say(`Not saved: ${error.body.latest.author || "someone"} saved version ${error.body.latest.number} meanwhile.`, "bad");

@@ -1,7 +1,7 @@
 // Drafts on the raft item page, configured by the Save row's data attributes (data-drafts,
-// data-draft-url, data-commit-url, data-diff-url, data-base-version); present only for users
-// who may change the item. The text editor must be mounted first; the mode switch, when the
-// item has one, is found on the editor's field (`otterModes`).
+// data-draft-url, data-commit-url, data-diff-url, data-base-version, data-has-draft); the row
+// is there only for users who may change the item. The text editor must be mounted first; the
+// mode switch, when the item has one, is found on the editor's field (`otterModes`).
 
 import { EditorView } from "@codemirror/view";
 import { type Drafts, type ModeSwitch, mountDrafts } from "./drafts";
@@ -20,6 +20,7 @@ export function mountItemDrafts(field: HTMLElement | null, textarea: HTMLTextAre
     csrfToken: csrf?.value ?? "",
     urls: { draft: data.draftUrl, commit: data.commitUrl, diff: data.diffUrl },
     baseVersion,
+    hasDraft: "hasDraft" in data,
     view,
     textarea,
     field,

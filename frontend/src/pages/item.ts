@@ -3,6 +3,7 @@
 // data-reference-url).
 
 import "../text/editor.css";
+import { mountItemDrafts } from "../drafts/page";
 import { type EditorLanguage, mountTextEditor } from "../text/editor";
 
 const field = document.querySelector<HTMLElement>("[data-text-editor]");
@@ -20,3 +21,6 @@ if (field && textarea) {
     referenceUrl: data.referenceUrl ?? "",
   });
 }
+
+// drafts kept while typing; with JavaScript, Save commits through the API (data-drafts)
+mountItemDrafts(field, textarea);
