@@ -6,9 +6,9 @@ until the user chooses ("Save mine anyway" or "Load their version"). No console 
 from __future__ import annotations
 
 import subprocess
-from contextlib import contextmanager
 import urllib.error
 import urllib.parse
+from contextlib import contextmanager
 
 import pytest
 
@@ -114,7 +114,9 @@ def test_drafts_are_kept_while_typing_and_offered_back_after_a_reload(site) -> N
         changes.wait_for()
         assert changes.locator(".line.added").all_text_contents() == ["+Log-Information drafted;"]
         assert (
-            page.get_by_role("button", name="Changes since the newest version").get_attribute("aria-expanded")
+            page.get_by_role("button", name="Changes since the newest version").get_attribute(
+                "aria-expanded"
+            )
             == "true"
         )
 
@@ -224,7 +226,9 @@ def test_a_commit_from_an_older_version_shows_the_conflict_until_the_user_choose
         panel = theirs.get_by_role("region", name="Not saved: ops saved version 3 meanwhile")
         panel.wait_for()
         panel.get_by_role("button", name="Load their version").click()
-        wait_for_status(theirs, "Loaded version 3. Undo (Ctrl+Z) in the editor brings your text back.")
+        wait_for_status(
+            theirs, "Loaded version 3. Undo (Ctrl+Z) in the editor brings your text back."
+        )
         assert editor_text(theirs) == my_text
         assert their_text != my_text
         # and a commit from there is not a conflict
