@@ -1,6 +1,6 @@
 """The registry's operations and functions as the editor (completion, hover docs) and API
-clients read them: plain data, built once per process since the registry never changes while
-it runs."""
+clients read them, and the block types the engine's block converter writes (the block editor
+defines one for each): plain data, built once per process since neither changes while it runs."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 from functools import cache
 from typing import Any
 
+from engine.blocks import RAW, STATEMENT_TYPES
 from engine.registry import REGISTRY, FunctionSpec, OperationSpec, Param
 from engine.values import to_text
 
@@ -66,11 +67,18 @@ def _function(spec: FunctionSpec) -> dict[str, Any]:
     }
 
 
+def block_types() -> list[str]:
+    """Every block type in the workspaces of ``engine.blocks.to_blocks``: one per statement
+    kind, and ``otter_raw`` (a statement kept as its text), sorted."""
+    return sorted([*STATEMENT_TYPES, RAW])
+
+
 @cache
-def reference() -> dict[str, list[dict[str, Any]]]:
-    """``{"operations": [...], "functions": [...]}``, operations by namespace and name,
-    functions by name."""
+def reference() -> dict[str, list[Any]]:
+    """``{"operations": [...], "functions": [...], "blocks": [...]}``, operations by namespace
+    and name, functions by name, block types by name."""
     return {
         "operations": [_operation(spec) for spec in REGISTRY.all_operations()],
         "functions": [_function(spec) for spec in REGISTRY.all_functions()],
+        "blocks": block_types(),
     }

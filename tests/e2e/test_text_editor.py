@@ -11,7 +11,8 @@ import pytest
 from tests.e2e.browser import check_accessibility, watched_page
 from tests.e2e.serving import Site, stop
 
-SCRIPT = "Log-Information starting;\n"
+# text mode by its header (OtterScript opens as blocks otherwise: tests/e2e/test_block_editor.py)
+SCRIPT = "##AH:UseTextMode\n\nLog-Information starting;\n"
 
 
 @pytest.fixture
@@ -70,7 +71,7 @@ def test_text_editor_lints_completes_formats_and_saves_what_is_on_screen(site) -
         line = error.evaluate(
             "e => [...document.querySelectorAll('.cm-content .cm-line')].indexOf(e.closest('.cm-line'))"
         )
-        assert line == 1
+        assert line == 3
         assert page.locator(".cm-gutter-lint .cm-lint-marker-error").count() == 1
         assert page.locator(".otter-editor-status").text_content() == "1 error"
         error.hover()
@@ -89,9 +90,7 @@ def test_text_editor_lints_completes_formats_and_saves_what_is_on_screen(site) -
         page.keyboard.press("End")
         page.keyboard.type(";")
         typed = editor_text(page)
-        assert (
-            typed == "Log-Information starting;\nEnsure-File /tmp/otterweb-e2e.txt (Exists: true);"
-        )
+        assert typed == SCRIPT + "Ensure-File /tmp/otterweb-e2e.txt (Exists: true);"
         page.wait_for_function(
             "document.querySelector('.otter-editor-status').textContent === 'No problems found'"
         )

@@ -25,6 +25,7 @@ import { diffView } from "./diff";
 import { draftNotice } from "./notice";
 import { clock, h, toDom } from "./view";
 import "./drafts.css";
+import { statusLine, type Tone } from "../ui/status";
 
 /** The mode switch of an OtterScript item, when there is one (blocks or text). */
 export interface ModeSwitch {
@@ -59,8 +60,6 @@ export interface Drafts {
   commit(): Promise<void>;
 }
 
-type Tone = "" | "ok" | "bad" | "warn";
-
 /** The drafts and commit of the item page; `actions` is the form's Save row. */
 export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Drafts {
   const { view, textarea } = options;
@@ -73,14 +72,7 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
   // the quiet line (not read out at every save) and the short polite status
   const quiet = document.createElement("span");
   quiet.className = "otter-draft-saved";
-  const status = document.createElement("span");
-  status.className = "otter-commit-status";
-  status.setAttribute("role", "status");
-  status.setAttribute("aria-live", "polite");
-  const say = (text: string, tone: Tone = "") => {
-    status.textContent = text;
-    status.dataset.tone = tone;
-  };
+  const { element: status, say } = statusLine("otter-commit-status");
   const note = (text: string, tone: Tone = "") => {
     quiet.textContent = text;
     quiet.dataset.tone = tone;

@@ -1,8 +1,11 @@
 // The raft item page: the text editor over the item's textarea, configured by the template's
 // data attributes (data-text-editor, data-language, data-check-url, data-format-url,
-// data-reference-url).
+// data-reference-url), and for OtterScript the switch between blocks and text
+// (data-blocks-url, data-unblocks-url, data-default-mode), whose block editor loads on demand.
 
 import "../text/editor.css";
+import type { EditorMode } from "../blocks/header";
+import { mountModes } from "../editor/mode";
 import { mountItemDrafts } from "../drafts/page";
 import { type EditorLanguage, mountTextEditor } from "../text/editor";
 
@@ -13,13 +16,24 @@ if (field && textarea) {
   const csrf = textarea.form?.querySelector<HTMLInputElement>("input[name=csrfmiddlewaretoken]");
   textarea.form?.classList.add("has-text-editor");
   field.classList.add("text-editor-field");
-  mountTextEditor(textarea, {
-    language: (data.language as EditorLanguage) || "plain",
+  const options = {
     csrfToken: csrf?.value ?? "",
     checkUrl: data.checkUrl ?? "",
     formatUrl: data.formatUrl ?? "",
     referenceUrl: data.referenceUrl ?? "",
-  });
+  };
+  const language = (data.language as EditorLanguage) || "plain";
+  const text = mountTextEditor(textarea, { language, ...options });
+  if (language === "otterscript" && data.blocksUrl && data.unblocksUrl) {
+    const modes = mountModes(textarea, text.view, {
+      ...options,
+      blocksUrl: data.blocksUrl,
+      unblocksUrl: data.unblocksUrl,
+      fallback: (data.defaultMode as EditorMode) || "visual",
+    });
+    // for the browser tests and the benchmark
+    Object.assign(field, { otterModes: modes });
+  }
 }
 
 // drafts kept while typing; with JavaScript, Save commits through the API (data-drafts)

@@ -42,6 +42,7 @@ import { otterscriptHover } from "./hover";
 import { otterscript } from "./language";
 import { type LintReport, serverLint } from "./lint";
 import { otterHighlight, otterTheme } from "./theme";
+import { statusLine, toolbar } from "../ui/status";
 
 export type EditorLanguage = "otterscript" | "shell" | "plain";
 
@@ -93,19 +94,8 @@ export function mountTextEditor(textarea: HTMLTextAreaElement, options: EditorOp
   const isOtterScript = options.language === "otterscript";
   const readOnly = textarea.readOnly;
 
-  const toolbar = document.createElement("div");
-  toolbar.className = "otter-editor-toolbar";
-  toolbar.setAttribute("role", "toolbar");
-  toolbar.setAttribute("aria-label", "Text editor");
-  const status = document.createElement("span");
-  status.className = "otter-editor-status";
-  status.setAttribute("role", "status");
-  status.setAttribute("aria-live", "polite");
-
-  const say = (text: string, tone: "" | "ok" | "bad" | "warn" = "") => {
-    status.textContent = text;
-    status.dataset.tone = tone;
-  };
+  const bar = toolbar("otter-editor-toolbar", "Text editor");
+  const { element: status, say } = statusLine("otter-editor-status");
   const reportLint = ({ errors, warnings, failed }: LintReport) => {
     if (failed) say("Could not check the script: the server did not answer.", "warn");
     else if (errors) say(`${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}`, "bad");
@@ -193,7 +183,7 @@ export function mountTextEditor(textarea: HTMLTextAreaElement, options: EditorOp
   wrapper.className = "otter-editor";
   wrapper.dataset.language = options.language;
   textarea.insertAdjacentElement("afterend", wrapper);
-  wrapper.append(toolbar);
+  wrapper.append(bar);
   view = new EditorView({
     parent: wrapper,
     state: EditorState.create({ doc: textarea.value, extensions }),
@@ -201,9 +191,9 @@ export function mountTextEditor(textarea: HTMLTextAreaElement, options: EditorOp
   textarea.hidden = true;
 
   if (isOtterScript && !readOnly)
-    toolbar.append(button("Format", "Format the script (Shift+Alt+F)", () => void format()));
-  toolbar.append(button("Find", "Find and replace (Ctrl+F)", () => openSearchPanel(view)));
-  toolbar.append(status);
+    bar.append(button("Format", "Format the script (Shift+Alt+F)", () => void format()));
+  bar.append(button("Find", "Find and replace (Ctrl+F)", () => openSearchPanel(view)));
+  bar.append(status);
   if (isOtterScript) {
     say("Checking…");
     reference.load().catch(() => say("Could not load the reference of operations and functions.", "warn"));

@@ -1,0 +1,85 @@
+// The server's block converter: text → workspace (POST /api/scripts/blocks/) and workspace →
+// text (POST /api/scripts/unblocks/). The browser never reads OtterScript itself: every switch
+// between the modes goes through here.
+
+import { ApiError, type Api } from "../api/http";
+import { ScriptProblem, type ServerDiagnostic } from "../api/scripts";
+
+/** Blockly's workspace JSON as engine/blocks.py writes it, with the script's headers. */
+export interface WorkspaceJson {
+  blocks: { languageVersion: number; blocks: BlockJson[] };
+  otterscript: { headers: string[] };
+}
+
+export interface BlockJson {
+  type: string;
+  id?: string;
+  x?: number;
+  y?: number;
+  fields?: Record<string, unknown>;
+  inputs?: Record<string, { block?: BlockJson }>;
+  next?: { block?: BlockJson };
+  extraState?: Record<string, unknown>;
+  icons?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** Blocks the server refused: not a workspace it can read, or too large or deep for blocks. */
+export class BlocksProblem extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BlocksProblem";
+  }
+}
+
+export interface BlocksUrls {
+  blocks: string;
+  unblocks: string;
+}
+
+/** The API's 400: diagnostics (a script or a field that does not parse) or field messages. */
+function refusal(error: unknown): Error | null {
+  if (!(error instanceof ApiError) || error.status !== 400) return null;
+  if (Array.isArray(error.body.diagnostics) && error.body.diagnostics.length)
+    return new ScriptProblem(error.body.detail ?? "the script does not parse", error.body.diagnostics as ServerDiagnostic[]);
+  const messages = Object.values(error.body.errors ?? {}).flat();
+  return new BlocksProblem(messages.join(" ") || error.message);
+}
+
+export class BlocksClient {
+  constructor(
+    private readonly client: Api,
+    private readonly urls: BlocksUrls,
+  ) {}
+
+  /** The workspace of `script`; a ScriptProblem when it does not parse. */
+  async toBlocks(script: string): Promise<WorkspaceJson> {
+    try {
+      return (await this.client.post<{ workspace: WorkspaceJson }>(this.urls.blocks, { script })).workspace;
+    } catch (error) {
+      throw refusal(error) ?? error;
+    }
+  }
+
+  /** The text of `workspace`; a ScriptProblem for a field that does not parse, a
+   * BlocksProblem for anything else the server refuses. */
+  async toText(workspace: WorkspaceJson): Promise<string> {
+    try {
+      return (await this.client.post<{ script: string }>(this.urls.unblocks, { workspace })).script;
+    } catch (error) {
+      throw refusal(error) ?? error;
+    }
+  }
+}
+
+/** One line that says what is wrong, from either kind of refusal. */
+export function describeProblem(error: unknown): string {
+  if (error instanceof ScriptProblem) {
+    const first = error.diagnostics.find((d) => d.severity === "error") ?? error.diagnostics[0];
+    if (!first) return error.message;
+    // a field's problem comes as "block b3 (otter_log): MESSAGE '...': expected ..." at 1:1
+    return first.code === "blocks" ? first.message : `line ${first.line}, column ${first.column}: ${first.message}`;
+  }
+  if (error instanceof BlocksProblem) return error.message;
+  return "the server did not answer";
+}

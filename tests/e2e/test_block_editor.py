@@ -1,0 +1,212 @@
+"""The raft item page's block editor in a real browser on a real `manage.py serve`: a script opens
+as blocks (or as text, by its header), an operation is found in the toolbox's search and filled
+in, the modes switch through the server without losing a comment, text that does not parse stays
+text, and what Save and Run send is the blocks' text, with the header of a chosen mode."""
+
+from __future__ import annotations
+
+import subprocess
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from engine import OtterSyntaxError, format_script, parse, to_blocks
+from tests.conftest import CORPUS
+from tests.e2e.browser import check_accessibility, watched_page
+from tests.e2e.serving import Site, stop
+
+SCRIPT = "Log-Information starting;\n"
+TEXTUAL = "##AH:UseTextMode\n\n# says hello\nLog-Information hello;\n"
+BROKEN = "##AH:UseTextMode\n\nLog-Information starting;\n"  # then made not to parse
+MODES = "document.querySelector('[data-text-editor]').otterModes"
+
+
+def corpus_with_comments(count: int = 4) -> list[Path]:
+    """A few corpus scripts (read in place) that parse and have comments."""
+    chosen = []
+    for path in sorted(CORPUS.glob("*.otter")):
+        text = path.read_text(encoding="utf-8")
+        if "#" not in text and "//" not in text and "/*" not in text:
+            continue
+        try:
+            to_blocks(parse(text))
+        except OtterSyntaxError:
+            continue
+        if 8 <= len(text.splitlines()) <= 80:
+            chosen.append(path)
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+@pytest.fixture
+def site(tmp_path, services):
+    site = Site(tmp_path)
+    server = site.serve(subprocess.DEVNULL)
+    site.api("POST", "/api/rafts/", {"name": "ops"})
+    for name, content in [("deploy", SCRIPT), ("textual", TEXTUAL), ("broken", BROKEN)]:
+        site.api(
+            "POST",
+            "/api/raft-items/",
+            {"raft": "ops", "name": name, "kind": "script", "content": content},
+        )
+    yield site
+    stop(server)
+
+
+def stored(site: Site, name: str) -> dict:
+    items = site.api("GET", "/api/raft-items/?" + urllib.parse.urlencode({"raft": "ops"}))
+    items = items["results"] if isinstance(items, dict) else items
+    return next(item for item in items if item["name"] == name)
+
+
+def wait_for_mode(page, mode: str) -> None:
+    page.wait_for_selector(f".otter-modes-switch button[data-mode={mode}][aria-pressed=true]")
+    if mode == "visual":
+        page.wait_for_function(f"{MODES}.blocks()?.workspace.getAllBlocks(false).length >= 0")
+
+
+def script_text(page) -> str:
+    """The text editor's whole text (not only the lines drawn)."""
+    return page.evaluate(f"{MODES}.shownText()")
+
+
+def click_field(page, block_id: str, field: str) -> None:
+    """A real click on a field of a block (where Blockly drew it)."""
+    box = page.evaluate(
+        f"""() => {{
+            const block = {MODES}.blocks().workspace.getBlockById({block_id!r});
+            const r = block.getField({field!r}).getSvgRoot().getBoundingClientRect();
+            return [r.x + r.width / 2, r.y + r.height / 2];
+        }}"""
+    )
+    page.mouse.click(*box)
+
+
+def test_block_editor_adds_an_operation_from_search_and_switches_to_text(site) -> None:
+    with watched_page(site) as (page, watch):
+        page.goto(f"{site.base}/rafts/ops/deploy/")
+        wait_for_mode(page, "visual")
+        assert page.locator(".otter-editor").is_hidden()
+        assert page.evaluate(f"{MODES}.blocks().workspace.getAllBlocks(false).length") == 1
+        check_accessibility(page)
+
+        # the toolbox's search: Enter adds the first block found after the last statement
+        page.fill("#otter-block-search", "Ensure-File")
+        page.wait_for_selector(".otter-modes-status:has-text('Enter adds the first')")
+        page.press("#otter-block-search", "Enter")
+        added = page.evaluate(
+            f"() => {{ const b = {MODES}.blocks().workspace.getBlocksByType('otter_operation_call')[0];"
+            " return [b.id, b.getFieldValue('NAME'), b.getPreviousBlock()?.type]; }"
+        )
+        assert added[1:] == ["Ensure-File", "otter_log"]
+        block = added[0]
+        page.wait_for_function(
+            f"{MODES}.blocks().workspace.getBlockById({block!r}).getFieldValue('POSITIONAL_LABEL') === 'Name:'"
+        )
+
+        # its positional argument (its editor open at once), then an optional one from the menu
+        page.wait_for_selector(".blocklyHtmlInput")
+        page.keyboard.type("/tmp/otterweb-blocks.txt")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".blocklyHtmlInput", state="detached")
+        click_field(page, block, "ADD_MENU")
+        page.locator(".blocklyMenuItem", has_text="Text").first.click()
+        page.wait_for_selector(".blocklyHtmlInput")
+        page.keyboard.type("hello")
+        page.keyboard.press("Enter")
+
+        # to text through the server
+        expected = site.api(
+            "POST",
+            "/api/scripts/format/",
+            {"script": SCRIPT + "Ensure-File /tmp/otterweb-blocks.txt (Text: hello);\n"},
+        )["script"]
+        page.get_by_role("button", name="Text", exact=True).click()
+        wait_for_mode(page, "text")
+        assert page.locator(".otter-blocks").is_hidden()
+        assert script_text(page) == expected
+
+        # and back: the same blocks
+        page.get_by_role("button", name="Blocks", exact=True).click()
+        wait_for_mode(page, "visual")
+        saved = page.evaluate(f"{MODES}.blocks().save()")
+        assert (
+            site.api("POST", "/api/scripts/unblocks/", {"workspace": saved})["script"] == expected
+        )
+
+        # what Save and Run send from the visual mode: the blocks' text (visual is the default,
+        # so no header)
+        assert page.evaluate(f"{MODES}.text()") == expected
+        watch.check("the item page in the visual mode")
+
+
+def test_block_editor_opens_text_mode_by_header_and_writes_the_chosen_mode(site) -> None:
+    with watched_page(site) as (page, watch):
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
+        page.goto(f"{site.base}/rafts/ops/textual/")
+        wait_for_mode(page, "text")
+        page.wait_for_selector(".cm-editor .cm-content")
+        page.wait_for_load_state("networkidle")
+        assert not [url for url in requested if "/blockly-" in url]  # Blockly not loaded
+
+        page.get_by_role("button", name="Blocks", exact=True).click()
+        wait_for_mode(page, "visual")
+        assert [url for url in requested if "/blockly-" in url]
+        comment = page.evaluate(
+            f"{MODES}.blocks().workspace.getAllBlocks(false)[0].getCommentText()"
+        )
+        assert comment == "says hello"
+        # chosen, the mode is written in the header of the text saved
+        assert page.evaluate(f"{MODES}.text()") == TEXTUAL.replace("UseTextMode", "UseVisualMode")
+        check_accessibility(page)
+        watch.check("the item page")
+
+
+def test_block_editor_keeps_text_that_does_not_parse_as_text(site) -> None:
+    with watched_page(site) as (page, watch):
+        # the 400s of text that does not parse: the one that keeps it as text, the lint's
+        watch.expect(f"{site.base}/api/scripts/blocks/")
+        watch.expect(f"{site.base}/api/scripts/check/")
+        page.goto(f"{site.base}/rafts/ops/broken/")
+        wait_for_mode(page, "text")
+        page.click(".cm-content")
+        page.keyboard.press("Control+End")
+        page.keyboard.type("if $x == {")
+        page.get_by_role("button", name="Blocks", exact=True).click()
+        page.wait_for_selector(".otter-modes-status:has-text('Stays as text')")
+        wait_for_mode(page, "text")
+        assert page.locator(".otter-editor").is_visible()
+        assert "line 4, column 10" in page.locator(".otter-modes-status").text_content()
+        page.wait_for_selector(".cm-lintRange-error")
+        watch.check("the item page")
+
+
+def test_block_editor_switches_corpus_scripts_with_comments_unchanged(site) -> None:
+    scripts = corpus_with_comments()
+    assert len(scripts) == 4
+    for path in scripts:
+        site.api(
+            "POST",
+            "/api/raft-items/",
+            {"raft": "ops", "name": f"corpus-{path.stem}", "kind": "script",
+             "content": path.read_text(encoding="utf-8")},
+        )  # fmt: skip
+    with watched_page(site) as (page, watch):
+        for path in scripts:
+            original = stored(site, f"corpus-{path.stem}")["content"]
+            page.goto(f"{site.base}/rafts/ops/corpus-{path.stem}/")
+            wait_for_mode(page, "visual")
+            # the blocks in the browser are the whole script, comments and all
+            saved = page.evaluate(f"{MODES}.blocks().save()")
+            unblocked = site.api("POST", "/api/scripts/unblocks/", {"workspace": saved})["script"]
+            assert unblocked == format_script(parse(original)), path.name
+            for _ in range(2):
+                page.get_by_role("button", name="Text", exact=True).click()
+                wait_for_mode(page, "text")
+                assert script_text(page) == original, path.name
+                page.get_by_role("button", name="Blocks", exact=True).click()
+                wait_for_mode(page, "visual")
+        watch.check("the corpus scripts")
