@@ -139,6 +139,10 @@ def test_block_editor_adds_an_operation_from_search_and_switches_to_text(site) -
         # what Save and Run send from the visual mode: the blocks' text (visual is the default,
         # so no header)
         assert page.evaluate(f"{MODES}.text()") == expected
+        # and Save from the blocks (unchanged since they were shown) commits that text
+        page.get_by_role("button", name="Save", exact=True).click()
+        page.get_by_role("status").filter(has_text="Saved as version 2.").wait_for()
+        assert stored(site, "deploy")["content"] == expected
         watch.check("the item page in the visual mode")
 
 
@@ -162,6 +166,10 @@ def test_block_editor_opens_text_mode_by_header_and_writes_the_chosen_mode(site)
         # chosen, the mode is written in the header of the text saved
         assert page.evaluate(f"{MODES}.text()") == TEXTUAL.replace("UseTextMode", "UseVisualMode")
         check_accessibility(page)
+        # Run from the blocks posts the form (a run on no servers is refused on the page)
+        with page.expect_navigation():
+            page.get_by_role("button", name="Run", exact=True).click()
+        assert page.get_by_text("Choose servers or roles to run on").count() >= 1
         watch.check("the item page")
 
 

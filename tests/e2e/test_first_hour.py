@@ -158,7 +158,11 @@ def test_first_hour_from_login_to_a_job_template_run(site, tmp_path) -> None:
         walk.submit("Create item")
         assert walk.heading() == "deploy"
 
-        # change it, save, see the versions and their diff, restore the first
+        # it opens as blocks; change it as text, save, see the versions and their diff (the
+        # chosen mode written in the header), restore the first
+        page.get_by_role("button", name="Blocks", pressed=True).wait_for()
+        page.locator(".otter-blocks .blocklyBlockCanvas").last.wait_for()
+        page.get_by_role("button", name="Text", exact=True).click()
         editor = page.locator(".cm-content")
         editor.click()
         page.keyboard.press("Control+End")
@@ -173,6 +177,7 @@ def test_first_hour_from_login_to_a_job_template_run(site, tmp_path) -> None:
         versions.get_by_role("link", name="from version 1").click()
         walk.check("the diff")
         assert page.locator(".diff .added").filter(has_text="port $HttpPort").count() == 1
+        assert page.locator(".diff .added").filter(has_text="##AH:UseTextMode").count() == 1
         page.go_back()
         walk.submit("Restore version 1")
         assert page.get_by_role("link", name="Version 3").count() == 1

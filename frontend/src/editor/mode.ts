@@ -203,12 +203,17 @@ export function mountModes(textarea: HTMLTextAreaElement, view: EditorView, opti
         (text) => {
           setText(text);
           if (editor && !editor.changed) loadedFrom = text; // the blocks are still this text
-          passing = true;
-          try {
-            form.requestSubmit(submitter instanceof HTMLElement ? (submitter as HTMLButtonElement) : null);
-          } finally {
-            passing = false;
-          }
+          // in a task of its own: text of unchanged blocks is known at once, and this callback
+          // then runs while the browser is still dispatching the first submit event, when it
+          // ignores another (Chromium's requestSubmit returns without a word)
+          setTimeout(() => {
+            passing = true;
+            try {
+              form.requestSubmit(submitter instanceof HTMLButtonElement ? submitter : null);
+            } finally {
+              passing = false;
+            }
+          });
         },
         (error: unknown) => say(`Not sent: ${describeProblem(error)}`, "bad"),
       );
