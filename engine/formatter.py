@@ -9,6 +9,9 @@ still valid, and otherwise takes the plainest form that reads back the same.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Literal
 
 from engine import ast
@@ -113,6 +116,20 @@ def _index(index: ast.Index, indent: int) -> str:
     return f"{target}[{_expression(key, 'index', indent)}]"
 
 
+# Set while the expansions of a quoted string are written: a quoted string ends at a line break,
+# so what stands in its $(…) or function arguments must not be a swim string over lines.
+_IN_QUOTES: ContextVar[bool] = ContextVar("in_quotes", default=False)
+
+
+@contextmanager
+def _in_quotes() -> Iterator[None]:
+    token = _IN_QUOTES.set(True)
+    try:
+        yield
+    finally:
+        _IN_QUOTES.reset(token)
+
+
 def _scalar(scalar: ast.Scalar, place: str, indent: int) -> str:
     parts = tuple(
         part for part in scalar.parts if not (isinstance(part, ast.Text) and not part.value)
@@ -123,10 +140,21 @@ def _scalar(scalar: ast.Scalar, place: str, indent: int) -> str:
         isinstance(part, ast.Text) and ("\n" in part.value or "\r" in part.value) for part in parts
     )
     style = scalar.style
+    if (
+        _IN_QUOTES.get()
+        and not has_newline
+        and any(
+            isinstance(part, ast.Text) and ("'" in part.value or '"' in part.value)
+            for part in parts
+        )
+    ):
+        return _swim(parts, indent)  # on one line, with no quote to end the string around it
     if style == "implicit" and _implicit_ok(parts, place):
         return _parts(parts, "implicit", indent)
     if (style == "swim" or has_newline) and place != "default":
         # (a module parameter's default is followed by '>', which would read as the sentinel's)
+        if has_newline and _IN_QUOTES.get():
+            return _escaped(parts, indent)
         return _swim(parts, indent)
     return _quoted(parts, "'" if style == "single" else '"', indent)
 
@@ -148,12 +176,17 @@ def _quote_for(parts: tuple[ast.ScalarPart, ...], preferred: str, indent: int) -
     other = '"' if preferred == "'" else "'"
     texts = "".join(part.value for part in parts if isinstance(part, ast.Text))
     order = (other, preferred) if preferred in texts and other not in texts else (preferred, other)
-    expansions = "".join(
-        _parts((part,), "implicit", indent) for part in parts if not isinstance(part, ast.Text)
-    )
-    if "\n" in expansions:
+
+    def expansions() -> str:
+        return "".join(
+            _parts((part,), "implicit", indent) for part in parts if not isinstance(part, ast.Text)
+        )
+
+    if "\n" in expansions():
         return None
-    return next((quote for quote in order if quote not in expansions), None)
+    with _in_quotes():  # as they are written inside the quotes
+        inside = expansions()
+    return next((quote for quote in order if quote not in inside), None)
 
 
 def _implicit_ok(parts: tuple[ast.ScalarPart, ...], place: str) -> bool:
@@ -175,6 +208,9 @@ def _implicit_ok(parts: tuple[ast.ScalarPart, ...], place: str) -> bool:
 
 
 def _parts(parts: tuple[ast.ScalarPart, ...], quote: str, indent: int) -> str:
+    if quote in ("'", '"') and not _IN_QUOTES.get():
+        with _in_quotes():
+            return _parts(parts, quote, indent)
     out: list[str] = []
     for position, part in enumerate(parts):
         if isinstance(part, ast.Text):
@@ -225,9 +261,13 @@ def _swim(parts: tuple[ast.ScalarPart, ...], indent: int) -> str:
 
 
 def _escaped(parts: tuple[ast.ScalarPart, ...], indent: int) -> str:
-    """A quoted string with its line breaks escaped, in a quote no expansion holds."""
-    quote = _quote_for(parts, '"', indent) or '"'
-    return quote + _parts(parts, quote, indent) + quote
+    """A quoted string with its line breaks escaped, in a quote no expansion holds (what the
+    expansions hold written on one line too)."""
+    nested = _IN_QUOTES.get()
+    with _in_quotes():
+        # inside another quoted string always '"', so that the outer one can take "'"
+        quote = '"' if nested else _quote_for(parts, '"', indent) or '"'
+        return quote + _parts(parts, quote, indent) + quote
 
 
 # ---- conditions -------------------------------------------------------------------------------

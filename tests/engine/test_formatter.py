@@ -121,3 +121,28 @@ def test_formatter_escaped_string_uses_a_quote_no_expansion_holds() -> None:
     text = format_script(script)
     assert text == "set $A = '$A(\"\")`n`r';\n"
     assert parse(text).body[0].value == value
+
+
+@pytest.mark.parametrize(
+    "inner, after",
+    [
+        ("\n", "\r"),  # a line break inside $( ) of a string that cannot be a swim string
+        ('"', "\r"),  # a quote inside $( ): the string around it takes the other one
+        ('"\n', "\r"),  # both
+        ("\r", ""),  # a line break in $( ) of a one-line string
+    ],
+)
+def test_formatter_writes_expansions_inside_quoted_strings_on_one_line(inner, after) -> None:
+    value = ast.Scalar(
+        parts=(
+            ast.Interpolation(
+                expression=ast.Scalar(parts=(ast.Text(value=inner),), style="implicit")
+            ),
+            *([ast.Text(value=after)] if after else []),
+        ),
+        style="double",
+    )
+    script = ast.Script(headers=(), body=(ast.Log(level="debug", message=value),))
+    text = format_script(script)
+    assert "\n" not in text.rstrip("\n")
+    assert parse(text).body[0].message == value
