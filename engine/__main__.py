@@ -99,7 +99,7 @@ def command_unblocks(args: argparse.Namespace) -> int:
         return 2
     except OtterSyntaxError as error:
         for diagnostic in error.diagnostics:
-            print(f"{args.file}: {diagnostic.severity}: {diagnostic.message}", file=sys.stderr)
+            print(f"{args.file}: {diagnostic.severity}: {diagnostic.explained}", file=sys.stderr)
         return 2
     sys.stdout.write(format_script(script))
     return 0

@@ -382,7 +382,7 @@ class _Reader:
         try:
             return parse_expression(text, place)
         except OtterSyntaxError as error:
-            self.problem(block, f"{name} {text!r}: {error.diagnostics[0].message}")
+            self.problem(block, f"{name} {text!r}: {error.diagnostics[0].explained}")
             return ast.Scalar(parts=(ast.Text(value=text),))
 
     def variable(self, block: dict[str, Any], text: str) -> ast.VariableRef:
@@ -403,7 +403,7 @@ class _Reader:
         try:
             return parse_condition(text)
         except OtterSyntaxError as error:
-            self.problem(block, f"{name} {text!r}: {error.diagnostics[0].message}")
+            self.problem(block, f"{name} {text!r}: {error.diagnostics[0].explained}")
             return ast.IsTrue(operand=ast.Scalar(parts=(ast.Text(value=text),)))
 
     def arguments(self, block: dict[str, Any]) -> tuple[ast.CallArgument, ...]:
@@ -451,7 +451,7 @@ class _Reader:
             try:
                 statements = list(parse(self.field(block, "TEXT"), name="<raw block>").body)
             except OtterSyntaxError as error:
-                self.problem(block, error.diagnostics[0].message)
+                self.problem(block, error.diagnostics[0].explained)
                 return []
             return statements
         common = self.common(block, extra)
@@ -587,7 +587,7 @@ class _Reader:
         try:
             statement = parse(f"with {text}\n{{\n}}\n").body[0]
         except OtterSyntaxError as error:
-            self.problem(block, f"DIRECTIVES {text!r}: {error.diagnostics[0].message}")
+            self.problem(block, f"DIRECTIVES {text!r}: {error.diagnostics[0].explained}")
             return ()
         return tuple(ast.Directive(name=d.name, value=d.value) for d in statement.directives)  # type: ignore[attr-defined]
 

@@ -21,12 +21,21 @@ class Diagnostic:
     severity: Severity
     message: str
     code: str = "syntax"
+    hint: str = ""  # the likely mistake and its fix, when the parser can name it
 
     @classmethod
     def at(
-        cls, span: Span, message: str, *, severity: Severity = "error", code: str = "syntax"
+        cls,
+        span: Span,
+        message: str,
+        *,
+        severity: Severity = "error",
+        code: str = "syntax",
+        hint: str = "",
     ) -> Diagnostic:
-        return cls(span.line, span.column, span.end_line, span.end_column, severity, message, code)
+        return cls(
+            span.line, span.column, span.end_line, span.end_column, severity, message, code, hint
+        )
 
     @property
     def is_error(self) -> bool:
@@ -41,11 +50,17 @@ class Diagnostic:
             "severity": self.severity,
             "message": self.message,
             "code": self.code,
+            "hint": self.hint,
         }
+
+    @property
+    def explained(self) -> str:
+        """The message, and its hint after a colon."""
+        return f"{self.message}: {self.hint}" if self.hint else self.message
 
     def format(self, name: str = "<script>", text: str | None = None) -> str:
         """``name:line:col: severity: message``, plus the line and a caret when text is given."""
-        head = f"{name}:{self.line}:{self.column}: {self.severity}: {self.message}"
+        head = f"{name}:{self.line}:{self.column}: {self.severity}: {self.explained}"
         if text is None:
             return head
         lines = text.splitlines()

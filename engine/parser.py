@@ -80,9 +80,17 @@ class _Context:
     rewound: set[int] = field(default_factory=set)
 
     def report(
-        self, span: Span, message: str, *, severity: str = "error", code: str = "syntax"
+        self,
+        span: Span,
+        message: str,
+        *,
+        severity: str = "error",
+        code: str = "syntax",
+        hint: str = "",
     ) -> None:
-        self.diagnostics.append(Diagnostic.at(span, message, severity=severity, code=code))  # type: ignore[arg-type]
+        self.diagnostics.append(
+            Diagnostic.at(span, message, severity=severity, code=code, hint=hint)  # type: ignore[arg-type]
+        )
 
 
 _local = threading.local()
@@ -1121,6 +1129,7 @@ def _strip_comments(text: str) -> str:
 
 def _report_unexpected(error: UnexpectedInput, text: str) -> None:
     ctx = _ctx()
+    hint = ""
     if isinstance(error, UnexpectedToken):
         token = error.token
         if token.type == "$END":
@@ -1137,9 +1146,7 @@ def _report_unexpected(error: UnexpectedInput, text: str) -> None:
         else:
             span = _span(token)
             message = f"expected {_describe_expected(set(error.expected))}, found {_describe_token(token)}"
-            hint = _hint(text, token)
-            if hint:
-                message = f"{message}: {hint}"
+            hint = _hint(text, token) or ""
     elif isinstance(error, UnexpectedCharacters):
         position = error.pos_in_stream
         span = _shift(span_at(text, position, 1))
@@ -1161,7 +1168,7 @@ def _report_unexpected(error: UnexpectedInput, text: str) -> None:
         return
     ctx.last_error_line = span.line
     ctx.error_count += 1
-    ctx.report(span, message)
+    ctx.report(span, message, hint=hint)
 
 
 def _shift(span: Span) -> Span:

@@ -56,7 +56,7 @@ def compile_template(text: str) -> list:
         try:
             _tag(code, stack, line)
         except OtterSyntaxError as error:
-            raise TemplateError(f"line {line}: {error.diagnostics[0].message}") from None
+            raise TemplateError(f"line {line}: {error.diagnostics[0].explained}") from None
         position = match.end()
     _text(text[position:], stack[-1][1])
     if len(stack) > 1:

@@ -22,7 +22,7 @@ class ScriptError(APIException):
     def __init__(self, error: OtterSyntaxError) -> None:
         first = next((d for d in error.diagnostics if d.is_error), error.diagnostics[0])
         super().__init__(
-            f"the script does not parse: line {first.line}, column {first.column}: {first.message}"
+            f"the script does not parse: line {first.line}, column {first.column}: {first.explained}"
         )
         self.diagnostics = [d.to_dict() for d in error.diagnostics]
 

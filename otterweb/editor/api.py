@@ -173,7 +173,7 @@ class UnblocksView(ScriptView):
                 {
                     "workspace": [
                         "the blocks make text that does not parse: line "
-                        f"{first.line}, column {first.column}: {first.message}"
+                        f"{first.line}, column {first.column}: {first.explained}"
                     ]
                 }
             ) from None

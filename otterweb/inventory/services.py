@@ -28,7 +28,7 @@ def validate_literal(value: str) -> None:
     except OtterSyntaxError as error:
         first = error.diagnostics[0]
         raise ValidationError(
-            f"not an OtterScript value: {first.message} (column {first.column})"
+            f"not an OtterScript value: {first.explained} (column {first.column})"
         ) from None
 
 

@@ -117,7 +117,7 @@ def test_corpus_flagged_file_diagnostic_points_at_the_real_mistake(
     outcomes, name, line, words
 ) -> None:
     _script, diagnostics = outcomes[name]
-    assert any(d.line == line and words in d.message for d in diagnostics), [
+    assert any(d.line == line and words in d.explained for d in diagnostics), [
         d.format(name) for d in diagnostics
     ]
 

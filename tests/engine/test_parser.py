@@ -444,3 +444,13 @@ def test_parser_expression_entry_point_reads_each_place() -> None:
     assert isinstance(parse_expression("@(a, b)[0]"), ast.Index)
     with pytest.raises(ValueError):
         parse_expression("x", "nowhere")
+
+
+def test_parser_diagnostic_hint_is_a_field_of_its_own() -> None:
+    with pytest.raises(OtterSyntaxError) as raised:
+        parse("$x = value;")
+    diagnostic = raised.value.diagnostics[0]
+    assert diagnostic.message == "expected a statement, found '$x'"
+    assert diagnostic.hint == "assign with 'set $name = value;'"
+    assert diagnostic.to_dict()["hint"] == diagnostic.hint
+    assert diagnostic.format().endswith(f"{diagnostic.message}: {diagnostic.hint}")
