@@ -1,5 +1,5 @@
-"""The pictures in docs/images: the README's live log of a deploy to two servers, and each main
-page of the site, on a fresh embedded site with an operations team's sample data, drawn by
+"""The pictures in docs/images: the README's live log of a deploy to two servers and its script
+editor in both modes (blocks and text), and each main page of the site, on a fresh embedded site with an operations team's sample data, drawn by
 Debian's Chromium (headless, through Playwright). Pages are 1280x800, the whole page only where
 what matters is further down.
 
@@ -81,6 +81,11 @@ PAGES = [
 ]
 
 
+def shoot(page, target: Path) -> None:
+    page.screenshot(path=str(target))
+    print(target)
+
+
 def main() -> int:
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "docs" / "images")
     folder.mkdir(parents=True, exist_ok=True)
@@ -118,6 +123,22 @@ def main() -> int:
                 target = folder / f"{name}.png"
                 page.screenshot(path=str(target), full_page=full_page)
                 print(target)
+            # the script editor in both modes: the deploy as blocks, then as text
+            api(
+                site,
+                "POST",
+                "/api/raft-items/",
+                {"raft": "ops", "name": "deploy-release", "kind": "script", "content": SCRIPT},
+            )
+            page.goto(site.base + "/rafts/ops/deploy-release/", wait_until="networkidle")
+            page.get_by_role("button", name="Blocks", pressed=True).wait_for()
+            page.locator(".otter-blocks .blocklyBlockCanvas").last.wait_for()
+            page.locator(".otter-modes").scroll_into_view_if_needed()
+            shoot(page, folder / "editor-blocks.png")
+            page.get_by_role("button", name="Text", exact=True).click()
+            page.get_by_role("button", name="Text", pressed=True).wait_for()
+            page.locator(".otter-modes").scroll_into_view_if_needed()
+            shoot(page, folder / "editor-text.png")
     finally:
         stop(server)
     return 0

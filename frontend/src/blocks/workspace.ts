@@ -222,11 +222,13 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
     const json = Blockly.serialization.blocks.save(block, { addNextBlocks: false, addInputBlocks: false });
     const before = JSON.stringify(json);
     let message: string | null = null;
+    let tone: Tone = "bad";
     try {
       const text = await converter.toText({ blocks: { languageVersion: 0, blocks: [json as BlockJson] }, otterscript: { headers: [] } });
       if (block.type === "otter_operation_call") {
         const diagnostics = (await scripts.check(text)).filter((d) => d.severity !== "info");
-        message = diagnostics.map((d) => d.message).join("\n") || null;
+        message = diagnostics.map((d) => (d.hint ? `${d.message}: ${d.hint}` : d.message)).join("\n") || null;
+        if (!diagnostics.some((d) => d.severity === "error")) tone = "warn";
       }
     } catch (error) {
       if (error instanceof ScriptProblem || (error as Error).name === "BlocksProblem")
@@ -236,7 +238,7 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
     if (block.isDeadOrDying() || JSON.stringify(Blockly.serialization.blocks.save(block, { addNextBlocks: false, addInputBlocks: false })) !== before)
       return; // changed meanwhile: its own check follows
     block.setWarningText(message);
-    if (message) options.say(`${block.type === "otter_operation_call" ? String(block.getFieldValue("NAME")) : "A block"}: ${message}`, "bad");
+    if (message) options.say(`${block.type === "otter_operation_call" ? String(block.getFieldValue("NAME")) : "A block"}: ${message}`, tone);
   }
 
   workspace.addChangeListener((event: Blockly.Events.Abstract) => {
