@@ -12,7 +12,13 @@ from engine.interpreter.executor import (
     Status,
     for_targets,
 )
-from engine.interpreter.host import Credential, Host, LockProvider, StandaloneHost
+from engine.interpreter.host import (
+    Credential,
+    CredentialRefused,
+    Host,
+    LockProvider,
+    StandaloneHost,
+)
 from engine.interpreter.logs import Level, ListSink, LogRecord, LogScope, LogSink, NullSink
 
 
@@ -34,6 +40,6 @@ async def run(
 
 
 __all__ = [
-    "Credential", "Difference", "Drift", "Execution", "ExecutionResult", "Host", "Level", "ListSink",
+    "Credential", "CredentialRefused", "Difference", "Drift", "Execution", "ExecutionResult", "Host", "Level", "ListSink",
     "LockProvider", "LogRecord", "LogScope", "LogSink", "Mode", "NullSink", "RunState", "StandaloneHost", "Status", "for_targets", "run",
 ]  # fmt: skip

@@ -25,7 +25,7 @@ from engine.interpreter.errors import (
     LoopControl,
     ModuleReturn,
 )
-from engine.interpreter.host import Credential, Host
+from engine.interpreter.host import Credential, CredentialRefused, Host
 from engine.interpreter.logs import Level, Logger, LogScope, Masker
 from engine.parser import parse
 from engine.registry import REGISTRY, Kind, Operation, OperationSpec
@@ -153,6 +153,9 @@ class Context:
 
     strand: Strand
     server: str
+    # whether `for server` (or the job's targets) chose the server: a run with no target is in
+    # no environment, whatever the default server's are
+    targeted: bool = False
     role: str | None = None
     directory: str = ""
     credential: Credential | None = None
@@ -554,7 +557,7 @@ class Execution:
                 raise ExecutionError(
                     f"server '{value}' is not one this execution may use", statement.span
                 )
-            return replace(context, server=value, role=None)
+            return replace(context, server=value, targeted=True, role=None)
         if context_type == "role":
             roles = [r.casefold() for r in self.host.roles_of(context.server)]
             if value.casefold() not in roles:
@@ -580,14 +583,7 @@ class Execution:
         if (directives.get("executionPolicy") or "").lower() == "always":
             inner = replace(inner, always_execute=True)
         if "credentials" in directives:
-            name = directives["credentials"] or ""
-            credential = self.host.credential(name)
-            if credential is None:
-                raise ExecutionError(
-                    f"credential '{name}' does not exist, or this execution may not use it",
-                    statement.span,
-                )
-            self.masker.add(credential.secret)
+            credential = self.credential(directives["credentials"] or "", context, statement.span)
             inner = replace(inner, credential=credential)
         if "isolation" in directives:
             inner = replace(inner, agents={})
@@ -907,6 +903,22 @@ class Execution:
         return module
 
     # ---- operations
+
+    def credential(self, name: str, context: Context, span: Any) -> Credential:
+        """The credential ``name`` for use on the server in context (its secret masked from
+        now on); an ExecutionError when it does not exist or the host refuses it there."""
+        try:
+            credential = self.host.credential(
+                name, server=context.server if context.targeted else None
+            )
+        except CredentialRefused as refused:
+            raise ExecutionError(str(refused), span) from None
+        if credential is None:
+            raise ExecutionError(
+                f"credential '{name}' does not exist, or this execution may not use it", span
+            )
+        self.masker.add(credential.secret)
+        return credential
 
     async def exec_OperationCall(
         self, statement: ast.OperationCall, scope: Scope, context: Context
@@ -1266,6 +1278,12 @@ class RunView:
 
     async def agent(self) -> Agent:
         return await self.execution.agent(self.context)
+
+    def credential(self, name: str) -> Credential:
+        """The credential ``name`` for the server in context, its secret masked in the log;
+        an ExecutionError when it does not exist or may not be used here."""
+        return self.execution.credential(name, self.context, None)
+
 
     def variable(self, name: str) -> Value | None:
         """A runtime or configuration variable by name (sigil optional), or None."""

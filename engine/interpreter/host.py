@@ -30,6 +30,11 @@ class Credential:
     kind: str = "password"
 
 
+class CredentialRefused(Exception):
+    """A credential exists but this run may not use it here (a host's environment limits).
+    The message says why, for the log."""
+
+
 class LockProvider:
     """Locks shared by every execution (``lock=!token``). This default covers the executions of one
     event loop (each loop has its own locks); the web application supplies one backed by its
@@ -98,11 +103,15 @@ class Host:
         """A configuration variable as seen from ``server`` (and the role in context), or None."""
         return None
 
-    def sensitive_values(self) -> list[str]:
-        """Values that must never reach a log (sensitive variables, secrets)."""
+    def sensitive_values(self) -> list[Value]:
+        """Values that must never reach a log (sensitive variables, secrets): of a list or a
+        map, every text inside."""
         return []
 
-    def credential(self, name: str) -> Credential | None:
+    def credential(self, name: str, *, server: str | None = None) -> Credential | None:
+        """The credential ``name``, or None when there is none. ``server`` is the server in
+        context where it is used; None for a run with no target, which is in no environment.
+        A host that limits credentials raises ``CredentialRefused`` where one may not be used."""
         return None
 
     # ---- rafts

@@ -7,13 +7,17 @@ elsewhere; the engine keeps none of them, so memory stays flat however much is l
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Protocol
 
+from engine.values import Value
+
 MASK = "********"
+MIN_SECRET_LENGTH = 3  # shorter values would mask ordinary words; a secret that short is no secret
 
 
 class Level(IntEnum):
@@ -107,16 +111,22 @@ class ListSink:
 
 
 class Masker:
-    """Replaces every known secret in a text with ``********``."""
+    """Replaces every known secret in a text with ``********``.
+
+    A secret may be a list or a map (a sensitive configuration variable): each of its text
+    leaves is a secret. Each is also masked as ``$ToJson`` writes it (quotes, backslashes and
+    control characters escaped, with or without non-ASCII escaped), and one of several lines
+    also line by line, as a process prints it."""
 
     def __init__(self) -> None:
         self._secrets: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
 
-    def add(self, secret: str) -> None:
-        # very short values would mask ordinary words; a secret that short is no secret
-        if secret and len(secret) >= 3 and secret not in self._secrets:
-            self._secrets.add(secret)
+    def add(self, secret: Value) -> None:
+        forms = {variant for leaf in _leaves(secret) for variant in _variants(leaf)}
+        new = {f for f in forms if len(f) >= MIN_SECRET_LENGTH} - self._secrets
+        if new:
+            self._secrets |= new
             ordered = sorted(self._secrets, key=len, reverse=True)
             self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
 
@@ -124,6 +134,22 @@ class Masker:
         if self._pattern is None:
             return text
         return self._pattern.sub(MASK, text)
+
+
+def _leaves(value: Value) -> list[str]:
+    """The texts inside a value: itself, a list's items, a map's values (nested ones too)."""
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value
+    return [leaf for item in items for leaf in _leaves(item)]
+
+
+def _variants(secret: str) -> set[str]:
+    variants = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    lines = secret.splitlines()
+    if len(lines) > 1:
+        variants.update(line.strip() for line in lines)
+    return variants
 
 
 class Logger:

@@ -81,11 +81,7 @@ class HttpOperation(Operation):
         headers = {k: to_text(v) for k, v in (self.headers or {}).items()}
         user, password = self.user_name, self.password
         if self.credentials:
-            credential = run.host.credential(self.credentials)
-            if credential is None:
-                raise ValueError(
-                    f"credential '{self.credentials}' does not exist, or this execution may not use it"
-                )
+            credential = run.credential(self.credentials)
             user, password = credential.username, credential.secret
         if user:
             if password:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from asgiref.sync import sync_to_async
 
 from engine.agents import Agent, AgentError, LocalAgent
-from engine.interpreter import Credential, Host, LockProvider
+from engine.interpreter import Credential, CredentialRefused, Host, LockProvider
 from engine.values import Value
 from otterweb.inventory.models import Credential as StoredCredential
 from otterweb.inventory.models import Server
@@ -54,21 +54,23 @@ class DjangoHost(Host):
         host._environments = {
             s.name.casefold(): [e.name for e in s.environments.all()] for s in servers
         }
+        # each server's environments and the ones they are inside: what a credential's limits
+        # are compared with
+        host._lineages = {
+            s.name.casefold(): {a.name for e in s.environments.all() for a in e.lineage()}
+            for s in servers
+        }
         host._variables = {}
-        host._sensitive = []
+        host._sensitive = []  # texts, lists and maps: the engine masks every text inside
         for server in servers:
             for role in [None, *server.roles.all()]:
                 resolved = resolve_variables(server=server, role=role)
                 host._variables[
                     (server.name.casefold(), role.name.casefold() if role else None)
                 ] = resolved
-                host._sensitive.extend(
-                    v.value for v in resolved.values() if v.sensitive and isinstance(v.value, str)
-                )
+                host._sensitive.extend(v.value for v in resolved.values() if v.sensitive)
         host._global = {key: v for key, v in _global_variables().items()}
-        host._sensitive.extend(
-            v.value for v in host._global.values() if v.sensitive and isinstance(v.value, str)
-        )
+        host._sensitive.extend(v.value for v in host._global.values() if v.sensitive)
         host._credentials = {}
         for stored in StoredCredential.objects.prefetch_related("environments"):
             host._credentials[stored.name.casefold()] = (
@@ -112,14 +114,27 @@ class DjangoHost(Host):
         found = resolved.get(key)
         return found.value if found is not None else None
 
-    def sensitive_values(self) -> list[str]:
+    def sensitive_values(self) -> list[Value]:
         return list(self._sensitive)
 
-    def credential(self, name: str) -> Credential | None:
+    def credential(self, name: str, *, server: str | None = None) -> Credential | None:
+        """A credential limited to environments is refused unless the server in context is in
+        one of them (or inside one); a run with no target is in none."""
         entry = self._credentials.get(name.casefold())
         if entry is None:
             return None
-        stored, _environments = entry
+        stored, environments = entry
+        if environments:
+            inside = self._lineages.get(server.casefold(), set()) if server else set()
+            if not inside & set(environments):
+                if server is None:
+                    where = "this run has no target server, so it is in no environment"
+                else:
+                    where = f"server {server} is in {', '.join(sorted(inside)) or 'no environment'}"
+                raise CredentialRefused(
+                    f"credential '{stored.name}' may only be used in the environments "
+                    f"{', '.join(sorted(environments))}, and {where}: it was not used"
+                )
         return Credential(
             name=stored.name, username=stored.username, secret=stored.secret(), kind=stored.kind
         )

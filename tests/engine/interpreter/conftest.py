@@ -7,7 +7,15 @@ from dataclasses import dataclass, field
 import pytest
 
 from engine import parse
-from engine.interpreter import Credential, Execution, ExecutionResult, Host, Level, ListSink
+from engine.interpreter import (
+    Credential,
+    CredentialRefused,
+    Execution,
+    ExecutionResult,
+    Host,
+    Level,
+    ListSink,
+)
 
 
 @dataclass
@@ -37,6 +45,8 @@ class TestHost(Host):
         default_factory=lambda: {"localhost": "Production", "db1": "Production"}
     )
     credentials: dict = field(default_factory=dict)
+    # credential name -> the environments it is limited to (none: anywhere)
+    credential_environments: dict = field(default_factory=dict)
     secrets: list = field(default_factory=list)
     rafts: dict = field(default_factory=dict)
     agents_made: int = 0
@@ -62,7 +72,10 @@ class TestHost(Host):
     def sensitive_values(self):
         return list(self.secrets)
 
-    def credential(self, name):
+    def credential(self, name, *, server=None):
+        allowed = self.credential_environments.get(name)
+        if allowed and (server is None or self.environment_of(server) not in allowed):
+            raise CredentialRefused(f"credential '{name}' may not be used on {server}")
         return self.credentials.get(name)
 
     async def raft_item(self, raft, name, kind):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 from engine import parse
@@ -377,6 +378,20 @@ async def test_credentials_are_looked_up_and_their_secret_masked(run, host) -> N
     assert "credential 'Missing' does not exist" in ran.messages(Level.ERROR)[0]
 
 
+async def test_credentials_limited_to_environments_are_refused_outside_them(run, host) -> None:
+    host.credentials["Deploy"] = Credential("Deploy", "deployer", "hunter2-secret")
+    host.credential_environments["Deploy"] = {"Production"}
+    host.environments_of["db1"] = "Test"
+    # no target: in no environment, although the default server is in Production
+    ran = await run("with credentials=Deploy { Log-Information untargeted; }")
+    assert ran.messages() == ["credential 'Deploy' may not be used on None (line 1, column 1)"]
+    ran = await run("for server db1 { with credentials=Deploy { Log-Information on db1; } }")
+    assert ran.info == [] and ran.status == "error"
+    assert ran.messages(Level.ERROR)[0].startswith("credential 'Deploy' may not be used on db1")
+    ran = await run("for server localhost { with credentials=Deploy { Log-Information here; } }")
+    assert ran.info == ["here"]
+
+
 async def test_isolation_gives_the_block_its_own_agent(run, host) -> None:
     await run("Exec true;\nwith isolation { Exec true; }\nExec true;")
     assert host.agents_made == 2
@@ -399,6 +414,27 @@ async def test_logs_sensitive_values_are_masked_before_the_sink(run, host) -> No
     ran = await run("Log-Information connecting with $dbpassword;\nExec echo $dbpassword;")
     assert all("p4ss-w0rd!" not in m for m in ran.messages())
     assert "connecting with ********" in ran.info
+
+
+async def test_logs_sensitive_list_and_map_leaves_are_masked_in_every_form(run, host) -> None:
+    leaves = ["alpha-s3cret", 'qu"ote\\d-s3cret', "ünï-s3cret"]
+    host.config["list"] = leaves[:2]
+    host.config["map"] = {"a": {"deep": leaves[2]}}
+    host.secrets.extend([leaves[:2], {"a": {"deep": leaves[2]}}])
+    ran = await run(
+        "Log-Information $Join(',', @list);\n"
+        "Log-Information $ToJson(@list) $ToJson(%map);\n"
+        "foreach $x in @list { Log-Information item $x; }\n"
+        "SHExec >>printf '%s\\n' \"`$l\" \"`$m\">> (Variables: %(l: $Join(' ', @list), m: $ToJson(%map)));\n"
+        "PYExec >>import json; print(l); print(json.dumps(m), json.dumps(l, ensure_ascii=True))>>"
+        " (Variables: %(l: $Join(' ', @list), m: $ToJson(%map)));"
+    )
+    assert ran.status == "normal", ran.messages()
+    assert "********,********" in ran.info
+    for message in ran.messages():
+        for leaf in leaves:
+            assert leaf not in message and leaf.encode("unicode_escape").decode() not in message
+            assert json.dumps(leaf)[1:-1] not in message
 
 
 async def test_logs_scope_status_is_its_worst_record(run) -> None:
