@@ -38,7 +38,9 @@ $(STATIC_MANIFEST): $(STAMP) $(VITE_MANIFEST) $(shell find otterweb/static -type
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	touch $(STATIC_MANIFEST)
 
+# Local runs use an unprivileged OS user when OtterWeb runs as root (scripts/run-user makes it).
 setup: $(STAMP) frontend $(STATIC_MANIFEST)
+	scripts/run-user
 
 migrate: setup
 	$(PY) manage.py migrate --noinput

@@ -4,22 +4,66 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pwd
 import shutil
 import signal
 import stat as stat_module
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from engine.agents.base import AgentError, FileInfo, OutputHandler
 
 KILL_GRACE_SECONDS = 2.0
+# The variables of the server's own process that the processes of its runs never see: its
+# settings, keys and database addresses.
+HIDDEN_PREFIXES = ("OTTERWEB_", "DJANGO_", "CELERY_")
+
+# Told each process group a run starts (True) and ends (False), to kill what a crash left behind.
+ProcessHandler = Callable[[int, bool], None]
+
+
+def run_environment(
+    base: Mapping[str, str] | None = None, *, user: str | None = None
+) -> dict[str, str]:
+    """The environment local processes start with: ``base`` (this process's by default) without
+    the server's own variables; for another ``user``, that user's HOME, USER and LOGNAME."""
+    environment = {
+        name: value
+        for name, value in (os.environ if base is None else base).items()
+        if not name.upper().startswith(HIDDEN_PREFIXES)
+    }
+    if user:
+        try:
+            account = pwd.getpwnam(user)
+        except KeyError:
+            raise AgentError(f"the user '{user}' that local runs use does not exist") from None
+        environment.update(HOME=account.pw_dir, USER=user, LOGNAME=user)
+    return environment
 
 
 class LocalAgent:
-    """Runs on this machine. Blocking file work goes to a thread so the event loop stays free."""
+    """Runs on this machine. Blocking file work goes to a thread so the event loop stays free.
 
-    def __init__(self, server: str = "localhost") -> None:
+    Processes run as ``user`` when given (the server must be root to switch), in
+    ``working_directory`` unless a step names another, with ``environment`` (by default this
+    process's without the server's own variables). ``on_process`` hears of each process group."""
+
+    def __init__(
+        self,
+        server: str = "localhost",
+        *,
+        user: str | None = None,
+        environment: Mapping[str, str] | None = None,
+        working_directory: str | None = None,
+        on_process: ProcessHandler | None = None,
+    ) -> None:
         self.server = server
+        self.user = user or None
+        self.environment = dict(
+            run_environment(user=self.user) if environment is None else environment
+        )
+        self.working_directory = working_directory
+        self.on_process = on_process
 
     async def run(
         self,
@@ -30,18 +74,17 @@ class LocalAgent:
         env: Mapping[str, str] | None = None,
         stdin: bytes | None = None,
     ) -> int:
-        environment = None
-        if env:
-            environment = {**os.environ, **env}
+        cwd = cwd or self.working_directory
         try:
             process = await asyncio.create_subprocess_exec(
                 *command,
                 cwd=cwd,
-                env=environment,
+                env={**self.environment, **(env or {})},
                 stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,  # its own process group, so a kill reaches its children
+                **({"user": self.user} if self.user else {}),
             )
         except FileNotFoundError as error:
             raise AgentError(
@@ -55,6 +98,8 @@ class LocalAgent:
             raise AgentError(
                 f"cannot run '{command[0]}' on {self.server}: working directory '{cwd}' is not a directory"
             ) from None
+        if self.on_process is not None:
+            self.on_process(process.pid, True)
         try:
             if stdin is not None:
                 process.stdin.write(stdin)  # type: ignore[union-attr]
@@ -68,6 +113,9 @@ class LocalAgent:
         except BaseException:
             await _kill(process)
             raise
+        finally:
+            if self.on_process is not None:
+                self.on_process(process.pid, False)
 
     async def read_file(self, path: str) -> bytes:
         try:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from engine.registry import function
 from engine.values import to_text
 
@@ -51,10 +49,11 @@ def environment_name(call):
     "EnvironmentVariable",
     returns="$",
     params=("EnvironmentVariableName",),
-    description="An environment variable of the engine's process (empty when unset).",
+    description="An environment variable of the server in context, as its processes see it "
+    "(empty when unset).",
 )
 def environment_variable(call, name):
-    return os.environ.get(to_text(name), "")
+    return call.host.agent_environment(call.context.server).get(to_text(name), "")
 
 
 @function(

@@ -121,12 +121,13 @@ def start_housekeeper(stop: threading.Event) -> threading.Thread:
 
 
 def _housekeeping(stop: threading.Event) -> None:
-    from otterweb.executions.services import reap_lost_executions
+    from otterweb.executions.services import kill_orphans, reap_lost_executions
 
     while not stop.wait(settings.OTTERWEB_HOUSEKEEPING_SECONDS):
         close_old_connections()
         try:
             reap_lost_executions()
+            kill_orphans()
             dispatch_pending()
         except Exception:
             logger.exception("message='housekeeping failed; trying again later'")

@@ -3,11 +3,15 @@ execution started, rafts from the database, and the database log sink."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from asgiref.sync import sync_to_async
 
-from engine.agents import Agent, AgentError, LocalAgent
+from engine.agents import Agent, AgentError
+from engine.agents.local import run_environment
 from engine.interpreter import Credential, CredentialRefused, Host, LockProvider
 from engine.values import Value
+from otterweb.executions.local_runs import local_agent, run_as_user
 from otterweb.inventory.models import Credential as StoredCredential
 from otterweb.inventory.models import Server
 from otterweb.inventory.selectors import resolve_variables
@@ -36,6 +40,7 @@ class DjangoHost(Host):
         working_directory: str,
         raft: str | None = None,
         locks: LockProvider | None = None,
+        may_run_locally: bool = True,
     ) -> DjangoHost:
         host = cls(
             sink=sink,
@@ -46,6 +51,7 @@ class DjangoHost(Host):
         if locks is not None:
             host.locks = locks
         host.raft = raft
+        host.may_run_locally = may_run_locally
         servers = list(
             Server.objects.filter(active=True).prefetch_related("roles", "environments__parent")
         )
@@ -152,10 +158,22 @@ class DjangoHost(Host):
     async def agent(self, server: str, *, credential: Credential | None = None) -> Agent:
         stored = self._servers.get(server.casefold())
         if stored is None or stored.agent_type == Server.AgentType.LOCAL:
-            return LocalAgent(server)
+            if not self.may_run_locally:
+                raise AgentError(
+                    f"server {server} is OtterWeb's own machine, and whoever started this run "
+                    "may not run scripts there (it needs the permission 'Can run scripts on the "
+                    "local server')"
+                )
+            return local_agent(server, self.execution_id, self.working_directory)
         raise AgentError(
             f"server {server} uses the {stored.agent_type} agent, which this version of OtterWeb does not have yet"
         )
+
+    def agent_environment(self, server: str) -> Mapping[str, str]:
+        try:
+            return run_environment(user=run_as_user())
+        except AgentError:  # the run user is missing: its processes will say so
+            return {}
 
 
 def _global_variables():

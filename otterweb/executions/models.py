@@ -250,7 +250,10 @@ class Execution(models.Model):
 
     class Meta:
         ordering = ["-created"]
-        permissions = [("cancel_execution", "Can cancel executions")]
+        permissions = [
+            ("cancel_execution", "Can cancel executions"),
+            ("run_on_local_server", "Can run scripts on the local server (OtterWeb's machine)"),
+        ]
 
     def __str__(self) -> str:
         return f"Execution {self.pk} of {self.job}"

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import tempfile
 import threading
 import time
 from datetime import timedelta
@@ -20,7 +18,9 @@ from django.utils import timezone
 from engine import OtterSyntaxError, parse
 from engine.ast import targets_servers
 from engine.interpreter import Execution as EngineExecution
+from otterweb.executions import local_runs
 from otterweb.executions.host import DjangoHost
+from otterweb.executions.local_runs import may_run_locally, remove_work_folder, work_folder
 from otterweb.executions.locks import lock_provider
 from otterweb.executions.models import (
     Execution,
@@ -32,6 +32,7 @@ from otterweb.executions.models import (
 )
 from otterweb.executions.publish import publish_batch, publish_complete, publish_status
 from otterweb.executions.sink import DatabaseLogSink
+from otterweb.inventory.models import Server
 from otterweb.inventory.selectors import servers_for
 from otterweb.rafts.models import RaftItem
 
@@ -74,6 +75,13 @@ def create_job(
         raise ValidationError("no active server has those roles in those environments")
     if not targets and not targets_servers(parsed):
         raise ValidationError(NO_TARGETS, code="no_targets")
+    local = [s.name for s in targets if s.agent_type == Server.AgentType.LOCAL]
+    if local and not may_run_locally(requested_by):
+        raise ValidationError(
+            f"{', '.join(local)} {'is' if len(local) == 1 else 'are'} OtterWeb's own machine: "
+            "running scripts there needs the permission 'Can run scripts on the local server'",
+            code="local_server",
+        )
     version = raft_item.versions.first() if raft_item is not None else None
     job = Job.objects.create(
         template=template, name=name or (str(raft_item) if raft_item else "ad hoc script"), requested_by=requested_by,
@@ -286,14 +294,13 @@ def run_execution(execution_id: int, *, worker: str) -> None:
     raft = job.script_version.item.raft.name if job.script_version else None
     sink = DatabaseLogSink(execution.pk, on_batch=partial(publish_batch, execution.pk))
     publish_status(execution)
-    working_directory = os.path.join(tempfile.gettempdir(), "otterweb", f"execution-{execution.pk}")
-    os.makedirs(working_directory, exist_ok=True)
     host = DjangoHost.load(
         sink=sink,
         execution_id=str(execution.pk),
-        working_directory=working_directory,
+        working_directory=work_folder(execution.pk),
         raft=raft,
         locks=lock_provider(execution.pk, sink.database),
+        may_run_locally=may_run_locally(job.requested_by),
     )
     script = parse(job.script, name=job.name)
     logger.info(
@@ -310,7 +317,10 @@ def run_execution(execution_id: int, *, worker: str) -> None:
         variables=job.variables,
         targets=job.targets,
     )
-    result = asyncio.run(_run(execution.pk, engine, sink))
+    try:
+        result = asyncio.run(_run(execution.pk, engine, sink))
+    finally:
+        remove_work_folder(execution.pk)
     drift = [
         {"server": d.server, "operation": d.operation, "line": d.line,
          "differences": [{"property": x.property, "expected": _json(x.expected), "actual": _json(x.actual)} for x in d.differences]}
@@ -422,6 +432,14 @@ def request_cancel(*, execution: Execution) -> None:
                 "The execution was cancelled before it started.",
                 status=Execution.Status.CANCELLED,
             )
+
+
+def kill_orphans() -> list[int]:
+    """Kill the local processes that executions no longer running left behind (a killed
+    worker's)."""
+    return local_runs.kill_orphans(
+        lambda pk: Execution.objects.filter(pk=pk, run_state=Execution.RunState.EXECUTING).exists()
+    )
 
 
 def reap_lost_executions(*, lost_after: timedelta | None = None) -> list[int]:

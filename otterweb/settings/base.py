@@ -4,6 +4,7 @@ environment (OTTERWEB_*), never from this file."""
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -160,6 +161,14 @@ OTTERWEB_MAX_SCRIPT_BYTES = int(os.environ.get("OTTERWEB_MAX_SCRIPT_BYTES", str(
 # 0: no limit. A day by default: a run that long is almost always stuck.
 OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS = float(
     os.environ.get("OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS", "86400")
+)
+
+# Local runs (servers whose agent is local: this machine) run as this OS user; unset: otterweb-run
+# when OtterWeb runs as root (made by `make setup`), else OtterWeb's own user; empty: always
+# OtterWeb's own user. Each execution works in a folder of its own under OTTERWEB_WORK_DIR.
+OTTERWEB_RUN_AS_USER = os.environ.get("OTTERWEB_RUN_AS_USER")
+OTTERWEB_WORK_DIR = Path(
+    os.environ.get("OTTERWEB_WORK_DIR", Path(tempfile.gettempdir()) / "otterweb")
 )
 
 # ... and Redis, for the channel layer, Celery's broker and global locks (`lock=!token`).

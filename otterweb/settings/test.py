@@ -35,3 +35,6 @@ STORAGES = {
 
 # Tests run executions themselves (run_execution), so nothing is queued behind their back.
 OTTERWEB_DISPATCH = "none"
+# Local runs as the test runner's own user, in a work folder of the test run: tests write to
+# their own temporary folders (tests/web/test_local_runs.py runs as another user on purpose).
+OTTERWEB_RUN_AS_USER = ""

@@ -350,6 +350,11 @@ def test_api_job_template_launch_needs_the_run_permission(template) -> None:
     assert client.post(url, {"variables": {"Version": "1"}}, format="json").status_code == 403
     user.user_permissions.add(Permission.objects.get(codename="run_jobtemplate"))
     client.force_authenticate(get_user_model().objects.get(pk=user.pk))  # fresh permission cache
+    # its server is OtterWeb's own machine: that needs a permission of its own
+    refused = client.post(url, {"variables": {"Version": "1"}}, format="json")
+    assert refused.status_code == 400 and "local server" in str(refused.json())
+    user.user_permissions.add(Permission.objects.get(codename="run_on_local_server"))
+    client.force_authenticate(get_user_model().objects.get(pk=user.pk))
     assert client.post(url, {"variables": {"Version": "1"}}, format="json").status_code == 201
 
 

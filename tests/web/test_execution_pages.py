@@ -11,9 +11,9 @@ from django.contrib.auth.models import Permission
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from otterweb.accounts import tokens
 from otterweb.executions.events import status_message
 from otterweb.executions.models import Execution, LogEntry
 from otterweb.executions.services import NO_TARGETS, create_job, request_cancel
@@ -65,6 +65,7 @@ def outcomes(inventory, django_user_model):
     """A cancelled run, a drift check that found drift in 3 operations, one that found none,
     a failed run, and one still running."""
     ops = django_user_model.objects.create_user("ops")
+    ops.user_permissions.add(Permission.objects.get(codename="run_on_local_server"))
     cancelled = create_job(script="Log-Information x;", name="cancelled run", servers=["web1"])
     request_cancel(execution=cancelled)
     drifted = create_job(
@@ -181,7 +182,7 @@ def test_execution_status_message_carries_the_outcome_for_the_live_page(outcomes
 def test_api_execution_has_outcome_and_outcome_label(outcomes) -> None:
     user = get_user_model().objects.create_superuser("root", password="pw-12345-x")
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {tokens.create(user=user)[1]}")
     for name, outcome, label in [
         ("drifted audit", "drifted", "Drifted (3 operations)"),
         ("cancelled run", "cancelled", "Cancelled"),

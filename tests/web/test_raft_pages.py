@@ -322,7 +322,9 @@ def test_view_only_user_gets_403_on_every_post(viewer, item) -> None:
 def test_runner_without_change_permission_runs_the_saved_text_only(client, item) -> None:
     user = get_user_model().objects.create_user("runner")
     user.user_permissions.add(
-        *Permission.objects.filter(codename__in=["view_raftitem", "add_execution"])
+        *Permission.objects.filter(
+            codename__in=["view_raftitem", "add_execution", "run_on_local_server"]
+        )
     )
     client.force_login(user)
     Server.objects.create(name="web1")

@@ -110,10 +110,24 @@ async def test_functions_files_and_directories(run, tmp_path) -> None:
 
 
 async def test_functions_environment_variable_and_execution_id(run, host, monkeypatch) -> None:
-    monkeypatch.setenv("OTTERWEB_TEST_VALUE", "from env")
-    ran = await run("Log-Information $EnvironmentVariable(OTTERWEB_TEST_VALUE) $ExecutionId;")
+    monkeypatch.setenv("OTTER_TEST_VALUE", "from env")
+    ran = await run("Log-Information $EnvironmentVariable(OTTER_TEST_VALUE) $ExecutionId;")
     assert ran.info == [f"from env {host.execution_id}"]
-    assert os.environ["OTTERWEB_TEST_VALUE"] == "from env"
+    assert os.environ["OTTER_TEST_VALUE"] == "from env"
+
+
+async def test_functions_environment_variable_never_reads_the_servers_settings(
+    run, monkeypatch
+) -> None:
+    for name in ("OTTERWEB_SECRET_KEY", "DJANGO_SECRET", "CELERY_BROKER_URL"):
+        monkeypatch.setenv(name, "hidden")
+    ran = await run(
+        "Log-Information [$EnvironmentVariable(OTTERWEB_SECRET_KEY)]"
+        "[$EnvironmentVariable(DJANGO_SECRET)][$EnvironmentVariable(CELERY_BROKER_URL)];\n"
+        "SHExec >>env | grep -c hidden || true>>;"
+    )
+    assert ran.info[0] == "[][][]"
+    assert "hidden" not in "".join(ran.info) and "0" in ran.info[1:]
 
 
 async def test_functions_date_formats(run) -> None:
