@@ -16,9 +16,15 @@ from engine.checks import check
 from engine.errors import Diagnostic, OtterError, OtterSyntaxError
 from engine.formatter import format_script
 from engine.interpreter import ExecutionResult, Host, Mode, run
+from engine.limits import MAX_NESTING, allow_deep_recursion
 from engine.parser import parse
 
+# Every walk over a script recurses per level of nesting; MAX_NESTING levels need more than
+# Python's default 1,000 frames (see engine.limits).
+allow_deep_recursion()
+
 __all__ = [
+    "MAX_NESTING",
     "Diagnostic",
     "ExecutionResult",
     "Host",

@@ -17,6 +17,7 @@ from typing import Any
 from engine import ast
 from engine.errors import Diagnostic, OtterSyntaxError
 from engine.formatter import format_condition, format_expression, format_statement
+from engine.limits import MAX_NESTING, nesting_guard, nesting_problem
 from engine.parser import parse, parse_condition, parse_expression
 
 WORKSPACE_KEY = "otterscript"
@@ -30,9 +31,6 @@ STATEMENT_TYPES: dict[str, type[ast.Statement]] = {
     block_type(cls): cls for cls in ast.node_types() if issubclass(cls, ast.Statement)
 }
 RAW = "otter_raw"
-# Statements inside statements, at most: deeper workspaces are refused (each level is a few
-# frames of Python recursion, here and in the formatter).
-MAX_DEPTH = 100
 HEADER = re.compile(r"##AH:[^\n]*")
 COMMENT = re.compile(r"#[^\n]*|//[^\n]*|/\*(?:(?!\*/)[\s\S])*\*/")
 
@@ -44,7 +42,8 @@ class BlocksError(ValueError):
 def to_blocks(script: ast.Script) -> dict[str, Any]:
     """The Blockly workspace JSON of a script."""
     ids = itertools.count(1)
-    top = _chain(script.body, ids)
+    with nesting_guard(script, script.name):
+        top = _chain(script.body, ids)
     blocks = []
     if top is not None:
         top["x"] = 20
@@ -354,8 +353,8 @@ class _Reader:
         child = _object(inputs.get(name), f"input {name} of {_where(block)}").get("block")
         if child is None:
             return ()
-        if self.depth >= MAX_DEPTH:
-            raise BlocksError(f"blocks are nested more than {MAX_DEPTH} deep")
+        if self.depth + 2 > MAX_NESTING:  # the child's level: its body's and its own
+            raise BlocksError(f"{_where(block)}: blocks are nested more than {MAX_NESTING} deep")
         self.depth += 1
         try:
             return tuple(self.chain(child))
@@ -380,10 +379,19 @@ class _Reader:
     ) -> ast.Expression:
         text = self.field(block, name) if text is None else text
         try:
-            return parse_expression(text, place)
+            return self.shallow(name, text, parse_expression(text, place))
         except OtterSyntaxError as error:
             self.problem(block, f"{name} {text!r}: {error.diagnostics[0].explained}")
             return ast.Scalar(parts=(ast.Text(value=text),))
+
+    def shallow(self, name: str, text: str, value: Any, *, statements: bool = False) -> Any:
+        """``value`` (a value, or ``statements``, read from ``text``), after checking that it
+        nests no deeper than the limit where the block being read stands."""
+        # this block's statement is self.depth + 1 levels deep; a value stands in it
+        problem = nesting_problem(value, self.depth + (0 if statements else 1))
+        if problem is not None:
+            raise OtterSyntaxError([problem], name=name, text=text)
+        return value
 
     def variable(self, block: dict[str, Any], text: str) -> ast.VariableRef:
         expression = self.expression(block, "VARIABLE", text=text)
@@ -401,7 +409,7 @@ class _Reader:
     def condition(self, block: dict[str, Any], name: str) -> ast.Predicate:
         text = self.field(block, name)
         try:
-            return parse_condition(text)
+            return self.shallow(name, text, parse_condition(text))
         except OtterSyntaxError as error:
             self.problem(block, f"{name} {text!r}: {error.diagnostics[0].explained}")
             return ast.IsTrue(operand=ast.Scalar(parts=(ast.Text(value=text),)))
@@ -448,8 +456,9 @@ class _Reader:
                 f"unknown block type {kind!r}: it has no TEXT field to keep as OtterScript"
             )
         if cls is None:
+            text = self.field(block, "TEXT")
             try:
-                statements = list(parse(self.field(block, "TEXT"), name="<raw block>").body)
+                statements = list(self.shallow("TEXT", text, parse(text).body, statements=True))
             except OtterSyntaxError as error:
                 self.problem(block, error.diagnostics[0].explained)
                 return []

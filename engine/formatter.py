@@ -15,6 +15,7 @@ from contextvars import ContextVar
 from typing import Literal
 
 from engine import ast
+from engine.limits import nesting_guard
 
 INDENT = "    "
 
@@ -43,19 +44,22 @@ SENTINELS = (">>", ">->", ">-->", ">--->", ">---->", ">----->", ">=>", ">==>", "
 
 
 def format_script(script: ast.Script) -> str:
-    """The canonical text of a script."""
+    """The canonical text of a script. OtterSyntaxError for a tree nested deeper than the
+    parser allows (see engine.limits)."""
     writer = _Writer()
     for header in script.headers:
         writer.line(0, header)
     if script.headers and script.body:
         writer.blank()
-    writer.body(script.body, 0)
+    with nesting_guard(script, script.name):
+        writer.body(script.body, 0)
     return writer.text()
 
 
 def format_statement(statement: ast.Statement, indent: int = 0) -> str:
     writer = _Writer()
-    writer.statement(statement, indent, first=True)
+    with nesting_guard(statement):
+        writer.statement(statement, indent, first=True)
     return writer.text()
 
 

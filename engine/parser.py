@@ -23,6 +23,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from engine import ast
 from engine.errors import Diagnostic, OtterSyntaxError
 from engine.keywords import NOT_STATEMENTS, STATEMENT_KEYWORDS
+from engine.limits import nesting_problem
 from engine.spans import Span, span_at
 
 GRAMMAR_PATH = Path(__file__).parent / "grammar" / "otterscript.lark"
@@ -1352,6 +1353,9 @@ def _run(text: str, start: str, name: str) -> Any:
     result = None
     try:
         result = _parser().parse(text, start=start, on_error=_recover)
+        problem = nesting_problem(result) if result is not None else None
+        if problem is not None:
+            ctx.diagnostics.append(problem)
     except UnexpectedInput as error:
         if not any(d.is_error for d in ctx.diagnostics):
             _report_unexpected(error, text)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from engine import ast
 from engine.errors import Diagnostic, sort_key
 from engine.keywords import NOT_STATEMENTS, STATEMENT_KEYWORDS
+from engine.limits import nesting_problem, too_deep
 from engine.registry import REGISTRY, ParamType
 from engine.spans import Span
 
@@ -24,7 +25,10 @@ NOWHERE = Span(0, 0, 1, 1, 1, 1)
 def check(script: ast.Script) -> list[Diagnostic]:
     """Every diagnostic for ``script``: the parser's warnings and the checks below, by position."""
     checker = _Checker()
-    checker.visit(script)
+    try:
+        checker.visit(script)
+    except RecursionError:  # a tree made by hand, nested deeper than any parse makes
+        checker.diagnostics = [nesting_problem(script) or too_deep(None)]
     return sorted([*script.warnings, *checker.diagnostics], key=sort_key)
 
 

@@ -27,6 +27,7 @@ from engine.interpreter.errors import (
 )
 from engine.interpreter.host import Credential, CredentialRefused, Host
 from engine.interpreter.logs import Level, Logger, LogScope, Masker
+from engine.limits import MAX_RUN_NESTING
 from engine.parser import parse
 from engine.registry import REGISTRY, Kind, Operation, OperationSpec
 from engine.values import KIND_NAMES, Value, copy_value, describe, is_true, kind, to_text
@@ -84,7 +85,7 @@ class ExecutionResult:
 class Scope:
     """A block's runtime variables (by case-insensitive name) and the modules it declares."""
 
-    __slots__ = ("item", "modules", "parent", "variables")
+    __slots__ = ("depth", "item", "modules", "parent", "variables")
 
     def __init__(
         self,
@@ -93,6 +94,7 @@ class Scope:
         item: int | None = None,
     ) -> None:
         self.parent = parent
+        self.depth: int = parent.depth + 1 if parent is not None else 0
         self.item = item  # the loop item this scope runs, to tell runs of a statement apart
         # casefolded name -> (name as first written, value)
         self.variables: dict[str, tuple[str, Value]] = variables if variables is not None else {}
@@ -266,6 +268,11 @@ class Execution:
             self.main.status = Status.ERROR
             error = failure.message
             self.report(failure, None)
+        except Exception as failure:  # a fault of the engine's: the run ends, never hangs
+            await self._stop_children(self.main)
+            self.main.status = Status.ERROR
+            error = _unexpected(failure)
+            self.log(Level.ERROR, error, None, None)
         finally:
             self._task = None
             await self._close_agents(self.agents)
@@ -825,6 +832,12 @@ class Execution:
     ) -> None:
         module = await self.find_module(statement, scope)
         module_scope = Scope(scope)
+        if module_scope.depth > MAX_RUN_NESTING:
+            raise FatalError(
+                f"blocks and module calls nest more than {MAX_RUN_NESTING} levels deep here: "
+                f"does the module '{module.name}' call itself without end?",
+                statement.span,
+            )
         parameters = {p.variable.name.casefold(): p for p in module.parameters}
         given: set[str] = set()
         for argument in statement.arguments:
@@ -935,8 +948,13 @@ class Execution:
         run = OperationRun(self, inner, statement, scope)
         try:
             await self.perform(spec, operation, run, statement, inner)
-        except (ExecutionError, AgentError, OSError, ValueError) as error:
-            message = error.message if isinstance(error, ExecutionError) else str(error)
+        except Exception as error:  # whatever an operation raises fails it, and only it
+            if isinstance(error, ExecutionError):
+                message = error.message
+            elif isinstance(error, AgentError | OSError | ValueError):
+                message = str(error)
+            else:
+                message = f"{spec.name} failed: {_unexpected(error)}"
             if not (isinstance(error, ExecutionError) and error.logged):
                 self.log(Level.ERROR, message, inner, _line(statement))
             self.fail_status(inner)
@@ -1284,7 +1302,6 @@ class RunView:
         an ExecutionError when it does not exist or may not be used here."""
         return self.execution.credential(name, self.context, None)
 
-
     def variable(self, name: str) -> Value | None:
         """A runtime or configuration variable by name (sigil optional), or None."""
         key = name.lstrip("$@%").casefold()
@@ -1373,6 +1390,14 @@ class FunctionRun(RunView):
 
 
 # ---- helpers ----------------------------------------------------------------------------------
+
+
+def _unexpected(error: Exception) -> str:
+    """The message of an exception no part of the engine expected."""
+    if isinstance(error, RecursionError):
+        return "the script nests too deeply to run (Python's recursion limit)"
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
 
 YIELD_EVERY = 100  # statements between two turns given back to the event loop
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import http.client
 import ssl
 import urllib.error
 import urllib.parse
@@ -90,9 +91,16 @@ class HttpOperation(Operation):
             headers["Authorization"] = f"Basic {token}"
         if content_type:
             headers["Content-Type"] = content_type
-        scheme = urllib.parse.urlsplit(url).scheme
+        try:
+            scheme = urllib.parse.urlsplit(url).scheme
+        except ValueError as error:
+            raise ValueError(f"'{url}' is not a URL: {error}") from None
         if scheme not in ("http", "https"):
             raise ValueError(f"'{url}' is not an http or https URL")
+        if any(character.isspace() or ord(character) < 32 for character in url):
+            raise ValueError(
+                f"'{url}' is not a URL: it holds a space or a control character (a space is %20)"
+            )
         run.info(f"{method} {url}")
         context = ssl._create_unverified_context() if self.ignore_ssl else None
 
@@ -107,6 +115,8 @@ class HttpOperation(Operation):
                 return Response(error.code, str(error.reason), error.read())
             except urllib.error.URLError as error:
                 raise ValueError(f"cannot reach {url}: {error.reason}") from None
+            except (http.client.HTTPException, ValueError) as error:
+                raise ValueError(f"cannot send to {url}: {error}") from None
             except TimeoutError:
                 raise ValueError(f"{url} did not answer within {TIMEOUT_SECONDS} seconds") from None
 

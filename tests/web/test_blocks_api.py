@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from engine import parse, to_blocks
+from engine import MAX_NESTING, parse, to_blocks
 
 pytestmark = pytest.mark.django_db
 
@@ -125,8 +125,8 @@ def test_unblocks_blocks_nested_too_deep_are_400(client) -> None:
         == 200
     )
     refused(
-        client.post(UNBLOCKS, {"workspace": workspace(nested(150))}, format="json"),
-        "nested more than 100 deep",
+        client.post(UNBLOCKS, {"workspace": workspace(nested(MAX_NESTING))}, format="json"),
+        f"nested more than {MAX_NESTING} deep",
     )
 
 
@@ -217,7 +217,10 @@ def test_blocks_script_too_long_in_a_row_to_send_as_blocks_is_400(client) -> Non
 
 def test_format_script_nested_too_deep_for_the_engine_is_400(client) -> None:
     deep = "{\n" * 12_000 + "}\n" * 12_000
-    refused(client.post("/api/scripts/format/", {"script": deep}, format="json"), "too deeply")
+    answer = client.post("/api/scripts/format/", {"script": deep}, format="json")
+    assert answer.status_code == 400 and answer.json()["code"] == "script"
+    [diagnostic] = answer.json()["diagnostics"]
+    assert (diagnostic["code"], diagnostic["line"]) == ("nesting", MAX_NESTING + 1)
 
 
 # ---- random JSON ----------------------------------------------------------------------------
