@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -107,6 +108,8 @@ class RaftItemAdmin(admin.ModelAdmin):
 
     def diff_view(self, request, item_id: int, old: int, new: int):
         item = get_object_or_404(RaftItem, pk=item_id)
+        if not self.has_view_permission(request, item):
+            raise PermissionDenied  # staff is not enough: the script is only for its readers
         versions = {v.pk: v for v in item.versions.filter(pk__in=[old, new])}
         if old not in versions or new not in versions:
             return TemplateResponse(

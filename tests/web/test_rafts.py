@@ -71,3 +71,20 @@ def test_admin_diff_page(admin_client, raft) -> None:
         reverse("admin:rafts_raftitem_change", args=[item.pk])
     ).content.decode()
     assert "diff with v1" in change
+
+
+def test_admin_diff_page_needs_the_view_permission_not_only_staff(
+    client, raft, django_user_model
+) -> None:
+    from django.contrib.auth.models import Permission
+
+    services.save_item(raft=raft, name="m", content="secret plan\n")
+    item = services.save_item(raft=raft, name="m", content="b\n")
+    old, new = item.versions.get(number=1), item.versions.get(number=2)
+    url = reverse("admin:rafts_raftitem_diff", args=[item.pk, old.pk, new.pk])
+    staff = django_user_model.objects.create_user("staff", is_staff=True)
+    client.force_login(staff)
+    refused = client.get(url)
+    assert refused.status_code == 403 and "secret plan" not in refused.content.decode()
+    staff.user_permissions.add(Permission.objects.get(codename="view_raftitem"))
+    assert "secret plan" in client.get(url).content.decode()
