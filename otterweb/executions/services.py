@@ -290,6 +290,13 @@ def run_execution(execution_id: int, *, worker: str) -> None:
             )
             return
         execution.start(worker=worker)
+    try:
+        _run_started(execution, worker=worker)
+    except Exception as error:  # whatever escapes ends the run now, not when the reaper comes
+        _crashed(execution.pk, error, worker=worker)
+
+
+def _run_started(execution: Execution, *, worker: str) -> None:
     job = execution.job
     raft = job.script_version.item.raft.name if job.script_version else None
     sink = DatabaseLogSink(execution.pk, on_batch=partial(publish_batch, execution.pk))
@@ -342,6 +349,20 @@ def run_execution(execution_id: int, *, worker: str) -> None:
         status,
         result.duration,
     )
+
+
+def _crashed(execution_id: int, error: Exception, *, worker: str) -> None:
+    """Close an execution whose run raised: status error, the error as its last log line."""
+    logger.exception(
+        "execution=%s worker=%s message='the run failed: closed with status error'",
+        execution_id,
+        worker,
+    )
+    message = f"The execution failed: {type(error).__name__}: {error}"
+    with transaction.atomic():
+        execution = Execution.objects.select_for_update().get(pk=execution_id)
+        if execution.run_state == Execution.RunState.EXECUTING:
+            _close(execution, message, status=Execution.Status.ERROR)
 
 
 # The executions this process runs now, with their event loops: stop_running_here reaches them.

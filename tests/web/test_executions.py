@@ -10,7 +10,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from otterweb.executions import dispatch
+from engine import MAX_NESTING
+from otterweb.executions import dispatch, services
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.executions.services import (
     create_job,
@@ -146,6 +147,46 @@ def test_run_execution_stops_a_run_past_its_time_limit(servers, settings) -> Non
     assert (execution.run_state, execution.status) == ("completed", "error")
     reason = "The execution ran longer than its time limit (1.5 seconds) and was stopped."
     assert execution.error == reason and entries(execution)[-1].message == reason
+
+
+def test_run_execution_closes_as_error_at_once_when_anything_escapes_the_run(
+    servers, monkeypatch
+) -> None:
+    def broken(**kwargs):
+        raise RuntimeError("the host broke")
+
+    monkeypatch.setattr(services.DjangoHost, "load", broken)
+    execution = create_job(script="Log-Information x;", servers=["web1"])
+    run_execution(execution.pk, worker="test")
+    execution.refresh_from_db()
+    assert (execution.run_state, execution.status) == ("completed", "error")
+    assert execution.error == "The execution failed: RuntimeError: the host broke"
+    assert entries(execution)[-1].message == execution.error
+
+
+@pytest.mark.parametrize(
+    ("script", "last_line"),
+    [
+        ('Get-Http "http://127.0.0.1:9/a b";', "holds a space or a control character"),
+        ("module Again {\n    call Again;\n}\ncall Again;", "call itself without end"),
+    ],
+)
+def test_run_execution_of_a_script_that_fails_at_run_time_ends_as_error_at_once(
+    servers, script, last_line
+) -> None:
+    execution = create_job(script=script, servers=["web1"])
+    run_execution(execution.pk, worker="test")
+    execution.refresh_from_db()
+    assert (execution.run_state, execution.status) == ("completed", "error")
+    assert last_line in entries(execution)[-1].message
+
+
+def test_create_job_refuses_a_script_nested_too_deep_naming_where(servers) -> None:
+    deep = "{\n" * 300 + "}\n" * 300
+    with pytest.raises(
+        ValidationError, match=f"201:1: error: the script nests more than {MAX_NESTING}"
+    ):
+        create_job(script=deep, servers=["web1"])
 
 
 def test_cancel_of_a_pending_execution_closes_it_at_once(servers) -> None:
