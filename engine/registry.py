@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -308,13 +309,20 @@ def function(
 
 
 _loaded = False
+_loading = threading.RLock()
 
 
 def _load_builtins() -> None:
-    """Import the built-in operations and functions once (they register themselves)."""
+    """Import the built-in operations and functions once (they register themselves). Threads
+    that ask while another imports them wait for it: the registry is loaded only when every
+    module is."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    import engine.functions
-    import engine.operations  # noqa: F401
+    with _loading:
+        if _loaded:
+            return
+        import engine.functions
+        import engine.operations  # noqa: F401
+
+        _loaded = True
