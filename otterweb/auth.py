@@ -1,4 +1,5 @@
-"""Websocket authentication: the browser's session, or an `Authorization: Token <key>` header."""
+"""Websocket authentication: the browser's session, or an `Authorization: Token <token>` header
+(an API token, otterweb.accounts.tokens: unexpired, of an active user)."""
 
 from __future__ import annotations
 
@@ -11,16 +12,15 @@ from django.conf import settings
 
 @database_sync_to_async
 def _user_for_token(key: str):
-    from rest_framework.authtoken.models import Token
+    from otterweb.accounts import tokens
 
-    token = Token.objects.select_related("user").filter(key=key).first()
-    return token.user if token is not None and token.user.is_active else None
+    return tokens.user_for(key)
 
 
 class TokenAuthMiddleware(BaseMiddleware):
     async def __call__(self, scope, receive, send):
         headers = dict(scope.get("headers") or [])
-        value = headers.get(b"authorization", b"").decode()
+        value = headers.get(b"authorization", b"").decode("latin-1")
         if value.lower().startswith("token "):
             user = await _user_for_token(value[6:].strip())
             if user is not None:

@@ -22,6 +22,7 @@ urlpatterns = [
     path("", include("otterweb.executions.urls")),
     path("", include("otterweb.rafts.urls")),
     path("", include("otterweb.inventory.urls")),
+    path("api/auth/", include("otterweb.accounts.urls")),
     path("api/", include("otterweb.api.urls")),
     path("accounts/", include(accounts)),
     # browsers ask for it on pages that are not HTML (JSON, a download)

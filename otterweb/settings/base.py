@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -36,10 +37,12 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
+    "axes",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "otterweb",
+    "otterweb.accounts",
     "otterweb.inventory",
     "otterweb.rafts",
     "otterweb.executions",
@@ -54,6 +57,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # last, as django-axes asks: turns a locked-out login into the lockout answer
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "otterweb.urls"
@@ -129,6 +134,38 @@ AUTH_PASSWORD_VALIDATORS = [
 PREVIOUS_ENCRYPTION_KEYS = [
     key for key in os.environ.get("OTTERWEB_PREVIOUS_ENCRYPTION_KEYS", "").split(",") if key
 ]
+
+# Logins: django-axes first, so a locked-out login is refused before the password is checked
+# (it keeps no users: ModelBackend finds them and their permissions).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# After this many wrong passwords for one username from one address, that username is locked out
+# from that address (the login pages, the admin's, /api/auth/token/) for this long; 0 minutes:
+# until an administrator unlocks it (`manage.py axes_reset_username USERNAME`).
+OTTERWEB_LOGIN_FAILURE_LIMIT = int(os.environ.get("OTTERWEB_LOGIN_FAILURE_LIMIT", "5"))
+OTTERWEB_LOGIN_LOCKOUT_MINUTES = float(os.environ.get("OTTERWEB_LOGIN_LOCKOUT_MINUTES", "15"))
+# Behind the TLS proxy, a login's address is the one the proxy adds to X-Forwarded-For.
+OTTERWEB_BEHIND_PROXY = os.environ.get("OTTERWEB_BEHIND_PROXY", "0") == "1"
+AXES_FAILURE_LIMIT = OTTERWEB_LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = (
+    timedelta(minutes=OTTERWEB_LOGIN_LOCKOUT_MINUTES) if OTTERWEB_LOGIN_LOCKOUT_MINUTES else None
+)
+# username and address together: a stranger cannot lock a user out from everywhere
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "otterweb.accounts.lockout.client_ip"
+AXES_LOCKOUT_CALLABLE = "otterweb.accounts.lockout.response"
+
+# API tokens (django-rest-knox): stored as SHA-512 digests, shown once, valid for this many days
+# unless made with another lifetime (0: until revoked). The prefix lets secret scanners spot one.
+OTTERWEB_TOKEN_TTL_DAYS = float(os.environ.get("OTTERWEB_TOKEN_TTL_DAYS", "90"))
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=OTTERWEB_TOKEN_TTL_DAYS) if OTTERWEB_TOKEN_TTL_DAYS else None,
+    "TOKEN_PREFIX": "otterweb_",
+    "AUTH_HEADER_PREFIX": "Token",
+}
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -220,7 +257,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "knox.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["otterweb.api.permissions.ModelPermissions"],
@@ -231,7 +268,7 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "OtterWeb API",
-    "DESCRIPTION": "Rafts, inventory, jobs and executions. Authenticate with `Authorization: Token <key>`.",
+    "DESCRIPTION": "Rafts, inventory, jobs and executions. Authenticate with `Authorization: Token <token>`; make a token with `POST /api/auth/token/` or `manage.py create_token`.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -24,6 +24,9 @@ else:
     }
 data_folder(DATA_DIR)  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Tests log in a lot, and client.login() passes no request, which django-axes needs: it is off,
+# and the lockout tests turn it on (tests/web/test_accounts.py).
+AXES_ENABLED = False
 LOGGING = {"version": 1, "disable_existing_loggers": False}
 
 ENCRYPTION_KEY = "dGVzdC1rZXktZm9yLW90dGVyd2ViLXRlc3RzLTMyYnk="

@@ -42,7 +42,8 @@ def services() -> dict[str, str]:
 
 
 class Site:
-    """A fresh data directory with a migrated database, a superuser and their API token."""
+    """A fresh data directory with a migrated database, a superuser and their API token
+    (`manage.py create_token`)."""
 
     def __init__(self, data: Path, **settings: str) -> None:
         self.data = data
@@ -52,7 +53,7 @@ class Site:
         self.base = f"http://127.0.0.1:{self.port}"
         self.manage("migrate", "--noinput")
         self.manage("createsuperuser", "--noinput", "--username", "ops")
-        self.token = self.manage("drf_create_token", "ops").split()[2]
+        self.token = self.manage("create_token", "ops").strip()
         self.manage("shell", "-c", LOCAL_SERVER)
 
     def manage(self, *args: str) -> str:

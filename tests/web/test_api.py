@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from otterweb.accounts import tokens
 from otterweb.executions.models import Execution, LogEntry
 from otterweb.executions.services import run_execution
 from otterweb.inventory.models import Credential, Server
@@ -25,7 +25,7 @@ def here(db):
 def admin():
     client = APIClient()
     user = get_user_model().objects.create_superuser("root", password="pw-12345-x")
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {tokens.create(user=user)[1]}")
     return client
 
 

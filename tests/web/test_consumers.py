@@ -13,8 +13,8 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser, Permission
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
+from otterweb.accounts import tokens
 from otterweb.asgi import application
 from otterweb.executions import publish
 from otterweb.executions.consumers import ExecutionLogConsumer
@@ -202,12 +202,12 @@ async def test_consumer_refills_a_gap_from_the_database(viewer) -> None:
 
 async def test_consumer_authenticates_api_clients_by_token_header(viewer) -> None:
     execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
-    token = await sync_to_async(Token.objects.create)(user=viewer)
+    _token, text = await sync_to_async(tokens.create)(user=viewer)
     connection = WebsocketCommunicator(
         application,
         f"/ws/executions/{execution.pk}/",
         headers=[
-            (b"authorization", f"Token {token.key}".encode()),
+            (b"authorization", f"Token {text}".encode()),
             (b"origin", b"http://127.0.0.1"),
         ],
     )

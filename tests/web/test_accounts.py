@@ -1,0 +1,225 @@
+"""Signing in: API tokens stored hashed and expiring (knox), made by `create_token` or
+/api/auth/token/; logins locked out after too many wrong passwords (axes) on every path that takes
+a password; old DRF tokens carried over as digests."""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test import RequestFactory
+from django.utils import timezone
+from knox.models import AuthToken
+from rest_framework.test import APIClient
+
+from otterweb.accounts import lockout, tokens
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "pw-12345-x"
+TOKEN_URL = "/api/auth/token/"
+
+
+@pytest.fixture
+def ops():
+    return get_user_model().objects.create_user("ops", password=PASSWORD)
+
+
+@pytest.fixture
+def axes_on(settings):
+    """Login throttling as in production (the test settings turn it off)."""
+    settings.AXES_ENABLED = True
+    settings.AXES_FAILURE_LIMIT = 3
+    settings.OTTERWEB_LOGIN_LOCKOUT_MINUTES = 15
+
+
+def with_token(text: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {text}")
+    return client
+
+
+# ---- tokens
+
+
+def test_create_token_prints_a_token_that_is_stored_only_as_its_digest(ops) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    call_command("create_token", "ops", stdout=out, stderr=err)
+    text = out.getvalue().strip()
+    assert text.startswith("otterweb_") and len(text.split()) == 1
+    assert "valid until" in err.getvalue() and text not in err.getvalue()
+    stored = AuthToken.objects.get(user=ops)
+    assert text not in (stored.digest, stored.token_key) and len(stored.digest) == 128
+    assert with_token(text).get("/api/servers/").status_code != 401
+
+
+def test_create_token_expires_after_the_setting_or_the_days_given(ops, settings) -> None:
+    settings.REST_KNOX = {**settings.REST_KNOX, "TOKEN_TTL": timedelta(days=7)}
+    token, _text = tokens.create(user=ops)
+    assert abs(token.expiry - (timezone.now() + timedelta(days=7))) < timedelta(minutes=1)
+    call_command("create_token", "ops", "--days", "0", stdout=io.StringIO(), stderr=io.StringIO())
+    assert AuthToken.objects.filter(user=ops, expiry=None).count() == 1
+    with pytest.raises(CommandError, match="no user named 'nobody'"):
+        call_command("create_token", "nobody", stdout=io.StringIO())
+
+
+def test_token_authentication_refuses_an_expired_token(ops) -> None:
+    token, text = tokens.create(user=ops)
+    assert with_token(text).get("/api/servers/").status_code == 403  # known, without permission
+    AuthToken.objects.filter(pk=token.pk).update(expiry=timezone.now() - timedelta(seconds=1))
+    answer = with_token(text).get("/api/servers/")
+    assert answer.status_code == 401 and answer.json()["detail"] == "Invalid token."
+    assert not AuthToken.objects.filter(pk=token.pk).exists()  # knox deletes it
+    assert tokens.user_for(text) is None
+
+
+def test_token_endpoint_makes_a_token_for_a_username_and_password(ops) -> None:
+    answer = APIClient().post(TOKEN_URL, {"username": "ops", "password": PASSWORD}, format="json")
+    assert answer.status_code == 201, answer.content
+    body = answer.json()
+    assert body["expiry"] and tokens.user_for(body["token"]) == ops
+    wrong = APIClient().post(TOKEN_URL, {"username": "ops", "password": "nope"}, format="json")
+    assert wrong.status_code == 401
+    assert wrong.json() == {"code": "authentication_failed", "detail": "wrong username or password"}
+    half = APIClient().post(TOKEN_URL, {"username": "ops"}, format="json")
+    assert half.status_code == 400
+
+
+def test_token_endpoint_makes_a_token_from_a_session_but_not_from_another_token(ops) -> None:
+    browser = APIClient()
+    browser.force_login(ops)
+    answer = browser.post(TOKEN_URL, {}, format="json")
+    assert answer.status_code == 201 and tokens.user_for(answer.json()["token"]) == ops
+    # a token cannot renew itself forever: a new one needs the password
+    refused = with_token(answer.json()["token"]).post(TOKEN_URL, {}, format="json")
+    assert refused.status_code == 401
+
+
+def test_token_endpoint_delete_revokes_the_token_it_carries(ops) -> None:
+    _token, text = tokens.create(user=ops)
+    kept, _other = tokens.create(user=ops)
+    assert with_token(text).delete(TOKEN_URL).status_code == 204
+    assert tokens.user_for(text) is None
+    assert AuthToken.objects.filter(pk=kept.pk).exists()
+    assert APIClient().delete(TOKEN_URL).status_code == 401
+
+
+def test_schema_describes_the_token_authentication(admin_client) -> None:
+    schema = admin_client.get("/api/schema/", {"format": "json"}).json()
+    scheme = schema["components"]["securitySchemes"]["knoxApiToken"]
+    assert scheme["type"] == "apiKey" and scheme["name"] == "Authorization"
+    assert "Token" in scheme["description"]
+    assert "/api/auth/token/" in schema["paths"]
+    assert {"knoxApiToken": []} in schema["paths"]["/api/servers/"]["get"]["security"]
+
+
+@pytest.mark.django_db(transaction=True)  # SQLite's schema editor works outside a transaction
+def test_legacy_drf_tokens_are_carried_over_as_digests_and_their_table_dropped(ops) -> None:
+    from django.apps import apps
+    from django.db.migrations.recorder import MigrationRecorder
+
+    migration = __import__(
+        "otterweb.accounts.migrations.0001_hash_drf_tokens", fromlist=["hash_old_tokens"]
+    )
+    key = "0123456789abcdef0123456789abcdef01234567"  # DRF's: 40 hexadecimal digits
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'CREATE TABLE authtoken_token ("key" varchar(40) NOT NULL PRIMARY KEY, '
+            '"created" timestamp NOT NULL, "user_id" integer NOT NULL)'
+        )
+        cursor.execute(
+            'INSERT INTO authtoken_token ("key", "created", "user_id") VALUES (%s, %s, %s)',
+            [key, timezone.now(), ops.pk],
+        )
+    MigrationRecorder(connection).record_applied("authtoken", "0001_initial")
+    with connection.schema_editor() as editor:
+        migration.hash_old_tokens(apps, editor)
+    assert "authtoken_token" not in connection.introspection.table_names()
+    assert not MigrationRecorder(connection).migration_qs.filter(app="authtoken").exists()
+    carried = AuthToken.objects.get(user=ops)
+    assert key not in (carried.digest, carried.token_key) and carried.expiry > timezone.now()
+    assert tokens.user_for(key) == ops  # clients keep sending the key they have
+
+
+# ---- login lockout
+
+
+def test_login_page_locks_a_username_out_after_the_failure_limit(client, ops, axes_on) -> None:
+    for _ in range(2):
+        wrong = client.post("/accounts/login/", {"username": "ops", "password": "nope"})
+        assert wrong.status_code == 200 and "didn" in wrong.content.decode()
+    locked = client.post("/accounts/login/", {"username": "ops", "password": "nope"})
+    assert locked.status_code == 429 and locked["Retry-After"] == "900"
+    page = locked.content.decode()
+    assert "Too many failed logins" in page and "15 minutes" in page
+    # the right password does not get in either, until the lockout ends
+    right = client.post("/accounts/login/", {"username": "ops", "password": PASSWORD})
+    assert right.status_code == 429 and "_auth_user_id" not in client.session
+    # another username from the same address is not locked out
+    get_user_model().objects.create_user("dev", password=PASSWORD)
+    other = client.post("/accounts/login/", {"username": "dev", "password": PASSWORD})
+    assert other.status_code == 302
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_login_page_locks_out_when_served_over_asgi(async_client, axes_on) -> None:
+    """daphne runs the middleware asynchronously: axes takes another path there."""
+    from asgiref.sync import sync_to_async
+
+    await sync_to_async(get_user_model().objects.create_user)("ops", password=PASSWORD)
+    for _ in range(3):
+        answer = await async_client.post(
+            "/accounts/login/", {"username": "ops", "password": "nope"}
+        )
+    assert answer.status_code == 429 and "Too many failed logins" in answer.content.decode()
+
+
+def test_admin_login_locks_out_and_an_administrator_unlocks(client, ops, axes_on) -> None:
+    ops.is_staff = True
+    ops.save()
+    for _ in range(3):
+        answer = client.post("/admin/login/", {"username": "ops", "password": "nope"})
+    assert answer.status_code == 429 and "Too many failed logins" in answer.content.decode()
+    call_command("axes_reset_username", "ops", stdout=io.StringIO())
+    answer = client.post("/admin/login/", {"username": "ops", "password": PASSWORD})
+    assert answer.status_code == 302 and client.session["_auth_user_id"] == str(ops.pk)
+
+
+def test_token_endpoint_locks_out_with_the_api_error_body(ops, axes_on) -> None:
+    client = APIClient()
+    for _ in range(3):
+        answer = client.post(TOKEN_URL, {"username": "ops", "password": "nope"}, format="json")
+    assert answer.status_code == 429 and answer.json()["code"] == "locked_out"
+    assert "Too many failed logins" in answer.json()["detail"]
+    right = client.post(TOKEN_URL, {"username": "ops", "password": PASSWORD}, format="json")
+    assert right.status_code == 429 and not AuthToken.objects.exists()
+
+
+def test_login_success_resets_the_failures_below_the_limit(client, ops, axes_on) -> None:
+    for _ in range(2):
+        client.post("/accounts/login/", {"username": "ops", "password": "nope"})
+    assert (
+        client.post("/accounts/login/", {"username": "ops", "password": PASSWORD}).status_code
+        == 302
+    )
+    client.logout()
+    for _ in range(2):
+        client.post("/accounts/login/", {"username": "ops", "password": "nope"})
+    assert (
+        client.post("/accounts/login/", {"username": "ops", "password": PASSWORD}).status_code
+        == 302
+    )
+
+
+def test_lockout_client_ip_behind_the_proxy_is_the_address_it_added(settings) -> None:
+    request = RequestFactory().post(
+        "/accounts/login/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.9"
+    )
+    settings.OTTERWEB_BEHIND_PROXY = False
+    assert lockout.client_ip(request) == "10.0.0.2"
+    settings.OTTERWEB_BEHIND_PROXY = True
+    assert lockout.client_ip(request) == "203.0.113.9"  # not what the client wrote itself
