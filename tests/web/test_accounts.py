@@ -1,10 +1,12 @@
 """Signing in: API tokens stored hashed and expiring (knox), made by `create_token` or
 /api/auth/token/; logins locked out after too many wrong passwords (axes) on every path that takes
-a password; old DRF tokens carried over as digests."""
+a password; old DRF tokens carried over as digests; the first administrator's password in an
+owner-only file, removed when it is changed."""
 
 from __future__ import annotations
 
 import io
+import stat
 from datetime import timedelta
 
 import pytest
@@ -16,7 +18,7 @@ from django.utils import timezone
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
-from otterweb.accounts import lockout, tokens
+from otterweb.accounts import first_admin, lockout, tokens
 
 pytestmark = pytest.mark.django_db
 
@@ -223,3 +225,54 @@ def test_lockout_client_ip_behind_the_proxy_is_the_address_it_added(settings) ->
     assert lockout.client_ip(request) == "10.0.0.2"
     settings.OTTERWEB_BEHIND_PROXY = True
     assert lockout.client_ip(request) == "203.0.113.9"  # not what the client wrote itself
+
+
+# ---- the first administrator
+
+
+def test_first_admin_password_goes_to_an_owner_only_file(settings, tmp_path) -> None:
+    settings.DATA_DIR = tmp_path
+    path = first_admin.create_if_none(data=tmp_path)
+    assert path == tmp_path / "first-admin-password"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    fields = first_admin.read(path)
+    assert fields["username"] == "admin"
+    assert get_user_model().objects.get(username="admin").check_password(fields["password"])
+    assert first_admin.create_if_none(data=tmp_path) is None  # once
+
+
+def test_first_admin_password_file_is_removed_when_the_password_changes(settings, tmp_path) -> None:
+    settings.DATA_DIR = tmp_path
+    path = first_admin.create_if_none(data=tmp_path)
+    client = APIClient()
+    admin = get_user_model().objects.get(username="admin")
+    admin.last_login = timezone.now()
+    admin.save()  # a login saves the user: the file stays
+    assert path.exists()
+    client.force_login(admin)
+    changed = client.post(
+        "/accounts/password_change/",
+        {
+            "old_password": first_admin.read(path)["password"],
+            "new_password1": "a-new-Password-9",
+            "new_password2": "a-new-Password-9",
+        },
+    )
+    assert changed.status_code == 302
+    assert not path.exists()
+
+
+def test_serve_first_start_prints_the_password_files_path_not_the_password(
+    settings, tmp_path
+) -> None:
+    from otterweb.executions.management.commands.serve import _first_admin
+
+    settings.DATA_DIR = tmp_path
+    out = io.StringIO()
+    _first_admin(out)
+    printed = out.getvalue()
+    password = first_admin.read(tmp_path / "first-admin-password")["password"]
+    assert str(tmp_path / "first-admin-password") in printed and password not in printed
+    again = io.StringIO()
+    _first_admin(again)
+    assert again.getvalue() == ""

@@ -73,21 +73,18 @@ def _loopback(host: str) -> bool:
 
 
 def _first_admin(out) -> None:
-    """On a fresh install, make the user `admin` and show its password, once, on the console
-    (never in a log)."""
-    import secrets
+    """On a fresh install, make the user `admin`; its password goes to a file only this user can
+    read, never to the console (which may well be a log)."""
+    from otterweb.accounts import first_admin
 
-    from django.contrib.auth import get_user_model
-
-    users = get_user_model()
-    if users.objects.filter(is_superuser=True).exists():
-        return
-    password = secrets.token_urlsafe(12)
-    users.objects.create_superuser("admin", password=password)
-    out.write(
-        "\nFirst start: log in as 'admin' with the password below. It is shown only this once;\n"
-        f"change it at /admin/password_change/ after logging in.\n\n    {password}\n\n"
-    )
+    path = first_admin.create_if_none(data=settings.DATA_DIR)
+    if path is not None:
+        out.write(
+            f"\nFirst start: the user '{first_admin.USERNAME}' was made. Its password is in\n\n"
+            f"    {path}\n\n"
+            "(readable by this OS user only). Log in, then change the password under your name\n"
+            "(/accounts/password_change/): the file is removed when you do.\n\n"
+        )
 
 
 def _ready() -> None:
