@@ -15,3 +15,10 @@ class OtterWebConfig(AppConfig):
 
     def ready(self) -> None:
         sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+        # the database's files are OtterWeb's user's alone, from the moment SQLite makes them
+        from django.db.backends.signals import connection_created
+
+        from otterweb import datafolder
+
+        datafolder.secure_all()
+        connection_created.connect(datafolder.secure_on_connect, dispatch_uid="otterweb.data")

@@ -71,6 +71,45 @@ def test_data_folder_is_made_owner_only_even_when_it_existed(tmp_path) -> None:
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
 
 
+def test_data_folder_database_files_are_made_owner_only_at_startup(tmp_path) -> None:
+    data = tmp_path / "data"
+    migrated = manage(data, "migrate", "--noinput")
+    assert migrated.returncode == 0, migrated.stderr
+    database = data / "otterweb.sqlite3"
+    assert stat.S_IMODE(database.stat().st_mode) == 0o600  # from the moment SQLite made it
+    # one left readable by an older version (or a copy) is closed at the next start
+    for path in (database, data / "otterweb.sqlite3-wal"):
+        path.touch()
+        path.chmod(0o644)
+    data.chmod(0o755)
+    checked = manage(data, "check")
+    assert checked.returncode == 0, checked.stderr
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    for path in (database, data / "otterweb.sqlite3-wal"):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_data_folder_check_refuses_a_folder_or_database_others_can_read(
+    tmp_path, settings, monkeypatch
+) -> None:
+    """What startup cannot close (another user's folder, say) stops `serve` and `migrate`."""
+    from otterweb import datafolder
+
+    settings.DATA_DIR = tmp_path
+    database = tmp_path / "otterweb.sqlite3"
+    database.touch()
+    monkeypatch.setattr(datafolder, "sqlite_files", lambda connection: [database])
+    tmp_path.chmod(0o700)
+    database.chmod(0o600)
+    assert datafolder.check_data_folder() == []
+    tmp_path.chmod(0o750)
+    database.chmod(0o644)
+    problems = datafolder.check_data_folder()
+    assert [p.id for p in problems] == ["otterweb.E001", "otterweb.E002"]
+    assert "can be read by other users (mode 0750)" in problems[0].msg
+    assert problems[1].hint.startswith("make it OtterWeb's user's own and run: chmod 600")
+
+
 def test_entry_points_use_the_production_settings_unless_told_otherwise(tmp_path) -> None:
     printed = shell(
         tmp_path,
