@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from channels.auth import AuthMiddlewareStack
 from channels.db import database_sync_to_async
 from channels.middleware import BaseMiddleware
-from channels.security.websocket import OriginValidator
+from channels.security.websocket import WebsocketDenier
 from django.conf import settings
+from django.http.request import split_domain_port, validate_host
 
 
 @database_sync_to_async
@@ -33,16 +36,55 @@ def authenticated(inner):
     return AuthMiddlewareStack(TokenAuthMiddleware(inner))
 
 
-class _BrowserOriginValidator(OriginValidator):
-    """Browsers send an Origin with every websocket handshake, and it must be one of our hosts
-    (a page elsewhere must not use the user's session). API clients send none: they are let
-    through, and must authenticate with a token."""
+class SameOriginMiddleware:
+    """Browsers send an Origin with every websocket handshake: it must be the site's own, the
+    same scheme, host and port as the handshake (the scheme the TLS proxy says with
+    OTTERWEB_BEHIND_PROXY), on a host in ALLOWED_HOSTS, or one of CSRF_TRUSTED_ORIGINS; a page
+    elsewhere must not use the user's session. API clients send none: they are let through, and
+    must authenticate with a token."""
 
-    def valid_origin(self, parsed_origin) -> bool:
-        if parsed_origin is None:
-            return True
-        return super().valid_origin(parsed_origin)
+    def __init__(self, inner) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "websocket":
+            headers = dict(scope.get("headers") or [])
+            origin = headers.get(b"origin")
+            if origin is not None and not _own_origin(origin.decode("latin-1"), scope, headers):
+                return await WebsocketDenier()(scope, receive, send)
+        return await self.inner(scope, receive, send)
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _parts(origin: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of an origin or URL, the port filled in; None when unreadable."""
+    try:
+        parsed = urlsplit(origin.strip().lower())
+        port = parsed.port
+    except ValueError:
+        return None
+    if parsed.scheme not in _DEFAULT_PORTS or not parsed.hostname:
+        return None
+    return parsed.scheme, parsed.hostname, port or _DEFAULT_PORTS[parsed.scheme]
+
+
+def _own_origin(origin: str, scope, headers: dict[bytes, bytes]) -> bool:
+    given = _parts(origin)
+    if given is None:
+        return False
+    if given in {_parts(trusted) for trusted in getattr(settings, "CSRF_TRUSTED_ORIGINS", [])}:
+        return True
+    host = headers.get(b"host", b"").decode("latin-1")
+    if not host or not validate_host(split_domain_port(host)[0], settings.ALLOWED_HOSTS):
+        return False
+    secure = scope.get("scheme") in ("wss", "https") or (
+        settings.OTTERWEB_BEHIND_PROXY
+        and headers.get(b"x-forwarded-proto", b"").decode("latin-1").lower() == "https"
+    )
+    return given == _parts(f"{'https' if secure else 'http'}://{host}")
 
 
 def same_origin(inner):
-    return _BrowserOriginValidator(inner, list(settings.ALLOWED_HOSTS))
+    return SameOriginMiddleware(inner)

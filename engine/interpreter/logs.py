@@ -115,8 +115,10 @@ class Masker:
 
     A secret may be a list or a map (a sensitive configuration variable): each of its text
     leaves is a secret. Each is also masked as ``$ToJson`` writes it (quotes, backslashes and
-    control characters escaped, with or without non-ASCII escaped), and one of several lines
-    also line by line, as a process prints it."""
+    control characters escaped, with or without non-ASCII escaped; also as `echo` in sh prints
+    that, a double backslash made single), as Python's ``repr`` writes it, and one of several
+    lines also line by line, as a process prints it. A value the script changes (splits,
+    encodes, cuts) is no longer recognised."""
 
     def __init__(self) -> None:
         self._secrets: set[str] = set()
@@ -145,7 +147,9 @@ def _leaves(value: Value) -> list[str]:
 
 
 def _variants(secret: str) -> set[str]:
-    variants = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    escaped = {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    variants = {secret, *escaped, *(e.replace("\\\\", "\\") for e in escaped)}
+    variants.add(repr(secret)[1:-1])  # as Python prints it inside a list (PYExec)
     lines = secret.splitlines()
     if len(lines) > 1:
         variants.update(line.strip() for line in lines)

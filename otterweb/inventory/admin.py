@@ -19,17 +19,55 @@ class VariableInlineForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if self.instance.pk and self.instance.sensitive:
-            self.initial["value"] = ""
-            self.fields["value"].required = False
-            self.fields["value"].help_text = KEEP_SENSITIVE
-            self.fields["value"].widget.attrs["placeholder"] = "Sensitive: leave empty to keep"
+        hide_sensitive_value(self, placeholder="Sensitive: leave empty to keep")
 
-    def clean_value(self) -> str:
-        value = self.cleaned_data.get("value") or ""
-        if not value and self.instance.pk and self.instance.sensitive:
-            return self.instance.value  # kept: the page never had it
-        return value
+    def clean(self):
+        data = super().clean()
+        keep_stored_value(self, data)
+        return data
+
+
+def keep_stored_value(form: forms.ModelForm, data: dict) -> None:
+    """A sensitive value's field left empty keeps the stored value (the page never had it);
+    unless the variable is made ordinary, which needs its value typed again."""
+    if form.instance.pk and form.instance.sensitive and not data.get("value"):
+        if data.get("sensitive"):
+            data["value"] = form.instance.literal()
+        elif "value" in form.fields:
+            form.add_error("value", services.UNMASK_NEEDS_VALUE)
+
+
+def hide_sensitive_value(form: forms.ModelForm, *, placeholder: str) -> None:
+    """A variable's value field: required, except that a stored sensitive value is never put in
+    the page and leaving the field empty keeps it. (Someone who may only view has no field.)"""
+    field = form.fields.get("value")
+    if field is None:
+        return
+    field.required = True
+    if form.instance.pk and form.instance.sensitive:
+        form.initial["value"] = ""
+        field.required = False
+        field.help_text = KEEP_SENSITIVE
+        field.widget.attrs["placeholder"] = placeholder
+
+
+class MaskedValueForViewers:
+    """Someone who may only view sees a variable's value through ``shown_value``: the mask for a
+    sensitive one (never its value, and never the empty column it is stored beside)."""
+
+    def get_fields(self, request, obj=None):
+        fields = list(super().get_fields(request, obj))
+        if not self.has_change_permission(request, obj):
+            fields = ["shown_value" if field == "value" else field for field in fields]
+        return fields
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        return fields if self.has_change_permission(request, obj) else [*fields, "shown_value"]
+
+    @admin.display(description="Value")
+    def shown_value(self, variable: Variable) -> str:
+        return MASK if variable.sensitive else variable.value
 
 
 class VariableInlineFormSet(forms.BaseInlineFormSet):
@@ -90,7 +128,7 @@ class VariableInlineFormSet(forms.BaseInlineFormSet):
         return self.new_objects + [variable for variable, _fields in self.changed_objects]
 
 
-class VariableInline(admin.TabularInline):
+class VariableInline(MaskedValueForViewers, admin.TabularInline):
     model = Variable
     form = VariableInlineForm
     formset = VariableInlineFormSet
@@ -177,17 +215,11 @@ class VariableForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if self.instance.pk and self.instance.sensitive:
-            self.initial["value"] = ""
-            self.fields["value"].required = False
-            self.fields[
-                "value"
-            ].help_text = "Sensitive: the stored value is not shown. Leave empty to keep it."
+        hide_sensitive_value(self, placeholder="(stored, not shown)")
 
     def clean(self):
         data = super().clean()
-        if self.instance.pk and self.instance.sensitive and not data.get("value"):
-            data["value"] = self.instance.value
+        keep_stored_value(self, data)
         scope = {key: data.get(key) for key in ("server", "environment", "role")}
         try:  # beside the field: the value, the name already used, the scope chosen twice
             services.validate_variable(
@@ -206,10 +238,12 @@ class VariableForm(forms.ModelForm):
 
 
 @admin.register(Variable)
-class VariableAdmin(admin.ModelAdmin):
+class VariableAdmin(MaskedValueForViewers, admin.ModelAdmin):
     form = VariableForm
     list_display = ["name", "shown_value", "scope_label", "sensitive", "updated"]
     list_filter = ["sensitive", "server", "environment", "role"]
+    # a sensitive value is encrypted, its `value` column empty: searching never finds it (no
+    # oracle that guesses it a character at a time)
     search_fields = ["name", "value"]
     readonly_fields = ["created", "updated"]
 
@@ -232,7 +266,3 @@ class VariableAdmin(admin.ModelAdmin):
                 environment=data["environment"],
                 role=data["role"],
             ).pk
-
-    @admin.display(description="Value")
-    def shown_value(self, variable: Variable) -> str:
-        return MASK if variable.sensitive else variable.value

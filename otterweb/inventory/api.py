@@ -99,11 +99,17 @@ class VariableSerializer(serializers.ModelSerializer):
         return services.set_variable(**data)
 
     def update(self, instance, data):
-        for field, value in data.items():
-            setattr(instance, field, value)
-        instance.full_clean()
-        instance.save()
-        return instance
+        scopes = ("server", "environment", "role")
+        scope = None
+        if any(key in data for key in scopes):
+            scope = {key: data.get(key, getattr(instance, key)) for key in scopes}
+        return services.change_variable(
+            variable=instance,
+            name=data.get("name", instance.name),
+            value=data.get("value"),  # None keeps it: a sensitive value is write-only
+            sensitive=data.get("sensitive", instance.sensitive),
+            scope=scope,
+        )
 
     def to_representation(self, instance):
         data = super().to_representation(instance)

@@ -6,7 +6,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.text import normalize_newlines
 
-from otterweb.inventory import selectors
+from otterweb.inventory import selectors, services
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 
 MASK = "********"
@@ -186,9 +186,5 @@ class VariableForm(forms.Form):
     def clean(self):
         data = super().clean()
         if data.get("value") is None and self.keeps_stored_value and not data.get("sensitive"):
-            self.add_error(
-                "value",
-                "To make a sensitive variable ordinary, type its value again: the stored one is "
-                "never shown.",
-            )
+            self.add_error("value", services.UNMASK_NEEDS_VALUE)
         return data

@@ -124,12 +124,19 @@ class Server(TimeStamped):
 
 
 class Variable(TimeStamped):
-    """A configuration variable at one scope: a server, an environment, a role, or global."""
+    """A configuration variable at one scope: a server, an environment, a role, or global.
+
+    An ordinary variable's literal is in ``value``; a sensitive one's is encrypted, like a
+    credential's secret, in ``encrypted_value`` (and ``value`` is empty). Read it with
+    ``literal()``, write it with ``set_literal()``."""
 
     name = models.CharField(
         max_length=100, help_text="Without its sigil: the value decides ($, @ or %)."
     )
-    value = TextField(help_text="An OtterScript literal: text, @(a, b) or %(key: value).")
+    value = TextField(
+        blank=True, help_text="An OtterScript literal: text, @(a, b) or %(key: value)."
+    )
+    encrypted_value = models.TextField(blank=True, editable=False)
     sensitive = models.BooleanField(
         default=False, help_text="Masked in logs and never shown again after saving."
     )
@@ -189,9 +196,32 @@ class Variable(TimeStamped):
             return f"role {self.role}"
         return "global"
 
+    def literal(self) -> str:
+        """The OtterScript literal, decrypted when the variable is sensitive."""
+        if self.encrypted_value:
+            return secrets.decrypt(self.encrypted_value)
+        return self.value
+
+    def set_literal(self, literal: str) -> None:
+        """Keep ``literal`` as the variable's value: encrypted when it is sensitive (set
+        ``sensitive`` first)."""
+        if self.sensitive:
+            self.value, self.encrypted_value = "", secrets.encrypt(literal)
+        else:
+            self.value, self.encrypted_value = literal, ""
+
+    def save(self, *args, **kwargs) -> None:
+        # whatever path set them: a sensitive value is never stored in clear, an ordinary one
+        # never encrypted
+        if (self.sensitive and self.value) or (not self.sensitive and self.encrypted_value):
+            self.set_literal(self.value or self.literal())
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "value", "encrypted_value"}
+        super().save(*args, **kwargs)
+
     def runtime_value(self):
         """The value as the engine sees it: text, a list or a map."""
-        return literal_value(self.value)
+        return literal_value(self.literal())
 
 
 def literal_value(text: str):

@@ -94,8 +94,8 @@ def _save_variable(variable: Variable, *, name: str, value: str, sensitive: bool
         role=variable.role,
         variable=variable,
     )
-    variable.value = value
     variable.sensitive = sensitive
+    variable.set_literal(value)
     variable.full_clean()
     variable.save()
     return variable
@@ -118,6 +118,11 @@ def add_variable(
     return _save_variable(variable, name=name, value=value, sensitive=sensitive)
 
 
+UNMASK_NEEDS_VALUE = (
+    "To make a sensitive variable ordinary, type its value again: the stored one is never shown."
+)
+
+
 @transaction.atomic
 def change_variable(
     *,
@@ -131,13 +136,15 @@ def change_variable(
     is write-only, so a form that never showed it sends nothing. ``scope`` (server, environment,
     role: one at most) moves it; without it, it stays where it is."""
     stored = Variable.objects.select_for_update().get(pk=variable.pk)
+    if value is None and stored.sensitive and not sensitive:
+        raise ValidationError({"value": UNMASK_NEEDS_VALUE})
     if scope is not None:
         _scope(scope.get("server"), scope.get("environment"), scope.get("role"))
         stored.server = scope.get("server")
         stored.environment = scope.get("environment")
         stored.role = scope.get("role")
     return _save_variable(
-        stored, name=name, value=stored.value if value is None else value, sensitive=sensitive
+        stored, name=name, value=stored.literal() if value is None else value, sensitive=sensitive
     )
 
 

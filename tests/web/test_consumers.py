@@ -209,6 +209,7 @@ async def test_consumer_authenticates_api_clients_by_token_header(viewer) -> Non
         headers=[
             (b"authorization", f"Token {text}".encode()),
             (b"origin", b"http://127.0.0.1"),
+            (b"host", b"127.0.0.1"),
         ],
     )
     connected, _code = await connection.connect()
@@ -218,7 +219,11 @@ async def test_consumer_authenticates_api_clients_by_token_header(viewer) -> Non
     refused = WebsocketCommunicator(
         application,
         f"/ws/executions/{execution.pk}/",
-        headers=[(b"authorization", b"Token wrong"), (b"origin", b"http://127.0.0.1")],
+        headers=[
+            (b"authorization", b"Token wrong"),
+            (b"origin", b"http://127.0.0.1"),
+            (b"host", b"127.0.0.1"),
+        ],
     )
     assert (await refused.connect())[0] is False
 

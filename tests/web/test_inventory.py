@@ -156,4 +156,4 @@ def test_admin_sensitive_variable_value_is_not_shown(admin_client, inventory) ->
             reverse("admin:inventory_variable_change", args=[variable.pk])
         ).content.decode()
     )
-    assert Variable.objects.get(pk=variable.pk).value == "abcdef123"
+    assert Variable.objects.get(pk=variable.pk).literal() == "abcdef123"

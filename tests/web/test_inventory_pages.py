@@ -415,7 +415,7 @@ def test_variable_sensitive_value_is_never_in_the_html_after_save(
         url, {"new-name": "Token", "new-value": "tok-zz-secret", "new-sensitive": "on"}
     )
     variable = Variable.objects.get(name="Token")
-    assert variable.sensitive and variable.value == "tok-zz-secret"
+    assert variable.sensitive and variable.literal() == "tok-zz-secret"
     assert "tok-zz-secret" not in html(admin_client.get(url))
     assert "tok-zz-secret" not in html(admin_client.get(url, {"edit": variable.pk}))
     assert "tok-zz-secret" not in html(admin_client.get(reverse("server-detail", args=["web1"])))
@@ -431,7 +431,7 @@ def test_variable_sensitive_value_is_never_in_the_html_after_save(
     )
     assert response.status_code == 302
     variable.refresh_from_db()
-    assert (variable.name, variable.value) == ("ApiToken", "tok-zz-secret")  # empty kept it
+    assert (variable.name, variable.literal()) == ("ApiToken", "tok-zz-secret")  # empty kept it
 
 
 def test_variable_errors_are_shown_beside_the_field_with_the_input_kept(
@@ -544,7 +544,7 @@ def test_admin_inline_hides_sensitive_values_and_keeps_them_when_left_empty(
         ),
     )
     assert response.status_code == 302
-    assert Variable.objects.get(pk=secret.pk).value == "tok-inline-77"
+    assert Variable.objects.get(pk=secret.pk).literal() == "tok-inline-77"
     assert production.variables.filter(name="Port", value="80").exists()
 
 

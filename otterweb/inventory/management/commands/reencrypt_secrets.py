@@ -1,10 +1,11 @@
 """`python manage.py reencrypt_secrets`: after a new OTTERWEB_ENCRYPTION_KEY, with the old one in
-OTTERWEB_PREVIOUS_ENCRYPTION_KEYS, encrypt every stored secret with the new key."""
+OTTERWEB_PREVIOUS_ENCRYPTION_KEYS, encrypt every stored secret with the new key: credentials'
+secrets and sensitive variables' values."""
 
 from django.core.management.base import BaseCommand
 
 from otterweb.inventory import secrets
-from otterweb.inventory.models import Credential
+from otterweb.inventory.models import Credential, Variable
 
 
 class Command(BaseCommand):
@@ -13,3 +14,5 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         changed = secrets.reencrypt(Credential, "encrypted_secret")
         self.stdout.write(f"{changed} credential secrets encrypted with the current key.")
+        changed = secrets.reencrypt(Variable, "encrypted_value")
+        self.stdout.write(f"{changed} sensitive variable values encrypted with the current key.")
