@@ -28,6 +28,7 @@ urlpatterns = [
     path("scripts/format/", editor.FormatView.as_view(), name="script-format"),
     path("scripts/blocks/", editor.BlocksView.as_view(), name="script-blocks"),
     path("scripts/unblocks/", editor.UnblocksView.as_view(), name="script-unblocks"),
+    path("scripts/names/", editor.NamesView.as_view(), name="script-names"),
     path("reference/", editor.ReferenceView.as_view(), name="reference"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", DocsView.as_view(url_name="api:schema"), name="api-docs"),

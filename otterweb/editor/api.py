@@ -1,7 +1,7 @@
-"""Script endpoints for the editor: check, format, blocks, unblocks, and the reference of
-operations and functions. A script that does not parse gets 400 with its diagnostics; a script
-larger than ``OTTERWEB_MAX_SCRIPT_BYTES``, or JSON that is not what an endpoint takes, 400 with
-a message."""
+"""Script endpoints for the editor: check, format, blocks, unblocks, the reference of
+operations and functions, and the names a raft's scripts can use. A script that does not parse
+gets 400 with its diagnostics; a script larger than ``OTTERWEB_MAX_SCRIPT_BYTES``, or JSON that
+is not what an endpoint takes, 400 with a message."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import json
 import re
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
@@ -20,7 +20,9 @@ from rest_framework.views import APIView
 
 from engine import OtterSyntaxError, check, format_script, from_blocks, parse, to_blocks
 from engine.blocks import BlocksError
+from otterweb.editor.names import script_names
 from otterweb.editor.reference import reference
+from otterweb.rafts.models import Raft
 
 # A request's JSON may be this many times the script limit: a workspace says in many words what
 # the text says in few, and JSON escapes take room.
@@ -188,3 +190,55 @@ class ReferenceView(APIView):
         """Every operation (namespace, name, aliases, kind, description, parameters) and every
         function (name, aliases, the sigils it is called with, parameters, description)."""
         return Response(reference(), headers={"Cache-Control": "private, max-age=300"})
+
+
+class NamesQuery(serializers.Serializer):
+    raft = serializers.SlugRelatedField(
+        queryset=Raft.objects.all(),
+        slug_field="name",
+        error_messages={"does_not_exist": "there is no raft named '{value}'"},
+    )
+
+
+class ItemNameSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="As a script in the raft asked about writes it.")
+    raft = serializers.CharField()
+    kind = serializers.CharField()
+
+
+class VariableNameSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    sigil = serializers.ChoiceField(
+        choices=["$", "@", "%"], help_text="Its value's kind ($ when sensitive)."
+    )
+    scopes = serializers.ListField(
+        child=serializers.CharField(), help_text="server, environment, role, global"
+    )
+
+
+class ScriptNamesSerializer(serializers.Serializer):
+    variables = VariableNameSerializer(many=True)
+    modules = ItemNameSerializer(many=True)
+    templates = ItemNameSerializer(many=True)
+
+
+class NamesView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("raft", str, required=True, description="A raft's name.")],
+        responses={200: ScriptNamesSerializer},
+    )
+    def get(self, request):
+        """The names a script in a raft can use: the inventory's variables (name, sigil, the kinds
+        of scope that set them; never a value), and the raft items it can call as modules and
+        apply as templates. Each part only for a user who may read it."""
+        query = NamesQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        user = request.user
+        names = script_names(
+            raft=query.validated_data["raft"],
+            variables=user.has_perm("inventory.view_variable"),
+            items=user.has_perm("rafts.view_raftitem"),
+        )
+        return Response(ScriptNamesSerializer(names).data)

@@ -116,6 +116,39 @@ def test_text_editor_lints_completes_formats_and_saves_what_is_on_screen(site) -
         watch.check("the item page")
 
 
+def test_text_editor_completes_the_inventorys_variables_and_the_rafts_modules(site) -> None:
+    site.api("POST", "/api/variables/", {"name": "ReleasePort", "value": "8443"})
+    site.api(
+        "POST",
+        "/api/raft-items/",
+        {"raft": "ops", "name": "Backup", "kind": "module", "content": "module Backup { }\n"},
+    )
+    with watched_page(site) as (page, watch):
+        asked: list[str] = []
+        page.on(
+            "request", lambda r: asked.append(r.url) if "/api/scripts/names/" in r.url else None
+        )
+        page.goto(f"{site.base}/rafts/ops/deploy/")
+        page.wait_for_selector(".cm-editor .cm-content")
+        page.click(".cm-content")
+        page.keyboard.press("Control+End")
+        page.keyboard.type("Log-Information $Relea")
+        accept(page, "$ReleasePort")
+        page.keyboard.press("End")
+        page.keyboard.type(";\ncall Back")
+        option = page.locator(".cm-tooltip-autocomplete li[aria-selected]")
+        option.filter(has_text="Backup").wait_for()
+        assert "module in ops" in option.text_content()
+        accept(page, "Backup")
+        page.keyboard.type(";")
+        assert editor_text(page) == SCRIPT + "Log-Information $ReleasePort;\ncall Backup;"
+        page.wait_for_function(
+            "document.querySelector('.otter-editor-status').textContent === 'No problems found'"
+        )
+        assert asked == [f"{site.base}/api/scripts/names/?raft=ops"]  # once, when first needed
+        watch.check("the item page")
+
+
 def test_text_editor_page_loads_each_bundle_file_once_and_is_accessible(site) -> None:
     with watched_page(site) as (page, watch):
         requested: list[str] = []

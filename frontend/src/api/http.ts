@@ -60,3 +60,34 @@ export function api(csrfToken: string, fetcher: Fetch = (...args) => fetch(...ar
     delete: (url) => send(url, { method: "DELETE" }),
   };
 }
+
+/** What a GET answers, loaded once and kept: `load()` while one is under way waits for it, and
+ * after a failure it asks again. */
+export class LoadedOnce<T> {
+  private loading: Promise<T> | null = null;
+  private loaded: T | null = null;
+
+  constructor(
+    private readonly client: Api,
+    private readonly url: string,
+    private readonly build: (data: unknown) => T,
+  ) {}
+
+  /** The answer if it has arrived, without waiting. */
+  get current(): T | null {
+    return this.loaded;
+  }
+
+  load(): Promise<T> {
+    if (!this.loading) {
+      this.loading = this.client.get<unknown>(this.url).then(
+        (data) => (this.loaded = this.build(data)),
+        (error: unknown) => {
+          this.loading = null;
+          throw error;
+        },
+      );
+    }
+    return this.loading;
+  }
+}

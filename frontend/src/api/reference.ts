@@ -2,7 +2,7 @@
 // and hover docs. Loaded once per page; looked up by name as OtterScript does: ignoring case,
 // aliases included, an operation optionally under its namespace.
 
-import type { Api } from "./http";
+import { type Api, LoadedOnce } from "./http";
 
 export interface ParameterReference {
   name: string;
@@ -95,30 +95,8 @@ export class Reference {
 }
 
 /** Loads the reference once; a failed load is tried again on the next call. */
-export class ReferenceClient {
-  private loading: Promise<Reference> | null = null;
-  private loaded: Reference | null = null;
-
-  constructor(
-    private readonly client: Api,
-    private readonly url: string,
-  ) {}
-
-  /** The reference if it has arrived, without waiting. */
-  get current(): Reference | null {
-    return this.loaded;
-  }
-
-  load(): Promise<Reference> {
-    if (!this.loading) {
-      this.loading = this.client.get<ReferenceData>(this.url).then(
-        (data) => (this.loaded = new Reference(data)),
-        (error: unknown) => {
-          this.loading = null;
-          throw error;
-        },
-      );
-    }
-    return this.loading;
+export class ReferenceClient extends LoadedOnce<Reference> {
+  constructor(client: Api, url: string) {
+    super(client, url, (data) => new Reference(data as ReferenceData));
   }
 }

@@ -1,7 +1,8 @@
 // The raft item page: the text editor over the item's textarea, configured by the template's
 // data attributes (data-text-editor, data-language, data-check-url, data-format-url,
-// data-reference-url), and for OtterScript the switch between blocks and text
-// (data-blocks-url, data-unblocks-url, data-default-mode), whose block editor loads on demand.
+// data-reference-url, and for OtterScript data-names-url and data-raft), and for OtterScript the
+// switch between blocks and text (data-blocks-url, data-unblocks-url, data-default-mode), whose
+// block editor loads on demand.
 
 import "../text/editor.css";
 import type { EditorMode } from "../blocks/header";
@@ -23,7 +24,12 @@ if (field && textarea) {
     referenceUrl: data.referenceUrl ?? "",
   };
   const language = (data.language as EditorLanguage) || "plain";
-  const text = mountTextEditor(textarea, { language, ...options });
+  const text = mountTextEditor(textarea, {
+    language,
+    ...options,
+    namesUrl: data.namesUrl,
+    raft: data.raft,
+  });
   if (language === "otterscript" && data.blocksUrl && data.unblocksUrl) {
     const modes = mountModes(textarea, text.view, {
       ...options,

@@ -43,6 +43,18 @@ export const REFERENCE: ReferenceData = {
       ],
     },
     {
+      namespace: "InedoCore",
+      name: "Apply-Template",
+      aliases: [],
+      kind: "execute",
+      description: "Fills in a text template.",
+      parameters: [
+        parameter("Asset", { positional: true }),
+        parameter("Literal", { expanded: false }),
+        parameter("OutputFile"),
+      ],
+    },
+    {
       namespace: "Linux",
       name: "Ensure-Service",
       aliases: [],

@@ -35,6 +35,7 @@ import {
   rectangularSelection,
 } from "@codemirror/view";
 import { api } from "../api/http";
+import { NamesClient } from "../api/names";
 import { ReferenceClient } from "../api/reference";
 import { ScriptProblem, ScriptsClient } from "../api/scripts";
 import { otterscriptCompletions } from "./completion";
@@ -52,6 +53,9 @@ export interface EditorOptions {
   checkUrl: string;
   formatUrl: string;
   referenceUrl: string;
+  /** GET /api/scripts/names/ and the item's raft: the names completion offers (none without) */
+  namesUrl?: string;
+  raft?: string;
 }
 
 /** The smallest change that turns `old` into `text`: the cursor outside it stays where it was. */
@@ -91,6 +95,8 @@ export function mountTextEditor(textarea: HTMLTextAreaElement, options: EditorOp
   const client = api(options.csrfToken);
   const scripts = new ScriptsClient(client, { check: options.checkUrl, format: options.formatUrl });
   const reference = new ReferenceClient(client, options.referenceUrl);
+  const names =
+    options.namesUrl && options.raft ? new NamesClient(client, options.namesUrl, options.raft) : null;
   const isOtterScript = options.language === "otterscript";
   const readOnly = textarea.readOnly;
 
@@ -130,13 +136,15 @@ export function mountTextEditor(textarea: HTMLTextAreaElement, options: EditorOp
     if (!reference.current) reference.load().catch(() => {});
     return reference.current;
   };
+  // the raft's names, asked for when completion first offers them; asked again after a failure
+  const currentNames = () => names?.load().catch(() => null) ?? Promise.resolve(null);
 
   const language: Extension[] = isOtterScript
     ? [
         otterscript(),
         serverLint(scripts, reportLint),
         lintGutter(),
-        autocompletion({ override: [otterscriptCompletions(currentReference)], icons: true }),
+        autocompletion({ override: [otterscriptCompletions(currentReference, currentNames)], icons: true }),
         otterscriptHover(currentReference),
         keymap.of([{ key: "Shift-Alt-f", run: () => (void format(), true), preventDefault: true }]),
       ]
