@@ -3,20 +3,35 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import sys
 from pathlib import Path
 
-from engine import check, format_script, from_blocks, parse, to_blocks
+from engine import check, format_script, from_blocks, json_text, parse, to_blocks
 from engine.blocks import BlocksError
 from engine.errors import Diagnostic, OtterSyntaxError
 from engine.values import describe
 
 
+class NotText(ValueError):
+    """A file whose bytes are not UTF-8 text; the message names where."""
+
+
 def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    return Path(path).read_text(encoding="utf-8")
+    """A file, or standard input for ``-``, as UTF-8 text (a byte order mark is skipped)."""
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    skip = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    try:
+        return data[skip:].decode("utf-8")
+    except UnicodeDecodeError as error:
+        offset = skip + error.start
+        line = data.count(b"\n", 0, offset) + 1
+        column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+        raise NotText(
+            f"{path}:{line}:{column}: error: not UTF-8 text: byte 0x{data[offset]:02x} at "
+            f"offset {offset} ({error.reason})"
+        ) from None
 
 
 def _diagnose(path: str) -> tuple[list[Diagnostic], str]:
@@ -36,6 +51,10 @@ def command_check(args: argparse.Namespace) -> int:
             diagnostics, _text = _diagnose(path)
         except OSError as error:
             print(f"{path}: error: {error.strerror}", file=sys.stderr)
+            failed = True
+            continue
+        except NotText as error:
+            print(error, file=sys.stderr)
             failed = True
             continue
         failed = failed or any(d.is_error for d in diagnostics)
@@ -79,14 +98,19 @@ def command_blocks(args: argparse.Namespace) -> int:
     parsed = _parse_or_report(args.file)
     if parsed is None:
         return 2
-    json.dump(to_blocks(parsed[0]), sys.stdout, indent=2)  # type: ignore[arg-type]
-    print()
+    try:
+        workspace = to_blocks(parsed[0])  # type: ignore[arg-type]
+    except OtterSyntaxError as error:
+        for diagnostic in error.diagnostics:
+            print(diagnostic.format(args.file), file=sys.stderr)
+        return 2
+    print(json_text.dumps(workspace, indent=2))  # as deep as the script is long
     return 0
 
 
 def command_unblocks(args: argparse.Namespace) -> int:
     try:
-        data = json.loads(_read(args.file))
+        data = json_text.loads(_read(args.file), surrogates=False)
         script = from_blocks(data)
     except json.JSONDecodeError as error:
         print(
@@ -158,6 +182,11 @@ def command_run(args: argparse.Namespace) -> int:
         name, equals, value = item.partition("=")
         if not equals or not name.strip():
             print(f"error: --var takes NAME=VALUE, not '{item}'", file=sys.stderr)
+            return 2
+        try:
+            item.encode("utf-8")
+        except UnicodeEncodeError:
+            print(f"error: --var {name.strip()} is not UTF-8 text", file=sys.stderr)
             return 2
         variables[name.strip().lstrip("$")] = value
     sink = _JsonLinesSink(sys.stdout) if args.log_format == "jsonl" else _TextSink(sys.stdout)
@@ -311,6 +340,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except OSError as error:
         print(f"error: {error.filename or ''}: {error.strerror}", file=sys.stderr)
+        return 2
+    except NotText as error:
+        print(error, file=sys.stderr)
         return 2
 
 

@@ -37,6 +37,9 @@ VALUE_RULES = {
 }
 START_RULES = ["start", "text_body", "condition", *VALUE_RULES.values()]
 MAX_ERRORS = 100
+# Recovering from an error costs a few hundred microseconds: past this many, the parse stops
+# (garbage of a megabyte would otherwise take a minute, most of its errors on one line).
+MAX_RECOVERIES = 1000
 
 # Text terminals of implicit strings, by the place they stand in (see the grammar).
 IMPLICIT_TEXT = {"A0", "A", "L0", "L", "P0", "P", "Q0", "Q", "C0", "C", "M0", "M", "I0", "I"}
@@ -77,6 +80,7 @@ class _Context:
     base: tuple[int, int, int] | None = None
     last_error_line: int = -1
     error_count: int = 0
+    recoveries: int = 0
     inserted: set[int] = field(default_factory=set)
     rewound: set[int] = field(default_factory=set)
 
@@ -1270,7 +1274,8 @@ def _recover(error: UnexpectedInput) -> bool:
     if ctx.base is None and _insert_separator(error):
         return True
     _report_unexpected(error, ctx.text)
-    if ctx.error_count >= MAX_ERRORS:
+    ctx.recoveries += 1
+    if ctx.error_count >= MAX_ERRORS or ctx.recoveries > MAX_RECOVERIES:
         return False
     parser = error.interactive_parser
     state = parser.parser_state

@@ -100,3 +100,49 @@ def test_cli_unblocks_bad_json_is_a_clear_error(tmp_path: Path) -> None:
     result = run("unblocks", str(path))
     assert result.returncode == 2
     assert "not JSON" in result.stderr
+
+
+# ---- text the CLI does not expect ---------------------------------------------------------
+
+
+def test_cli_reads_files_as_utf8_with_or_without_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "bom.otter"
+    path.write_bytes(b"\xef\xbb\xbfLog-Information caf\xc3\xa9;\n")
+    assert run("format", str(path)).stdout == "Log-Information café;\n"
+    assert run("check", str(path)).returncode == 0
+    piped = subprocess.run(
+        [sys.executable, "-m", "engine", "format", "-"],
+        input=b"\xef\xbb\xbfLog-Information caf\xc3\xa9;\n",
+        capture_output=True,
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},  # the locale's encoding is not UTF-8
+    )
+    assert piped.stdout.decode("utf-8") == "Log-Information café;\n"
+
+
+def test_cli_bytes_that_are_not_utf8_are_a_diagnostic_naming_the_offset(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.otter"
+    path.write_bytes(b"Log-Information a;\nLog-Information caf\xe9;\n")
+    expected = f"{path}:2:20: error: not UTF-8 text: byte 0xe9 at offset 38"
+    for command in ("check", "format", "blocks", "run"):
+        result = run(command, str(path))
+        assert result.returncode == (1 if command == "check" else 2), command
+        assert result.stderr.startswith(expected) and "Traceback" not in result.stderr, command
+
+
+def test_cli_unblocks_a_lone_surrogate_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "w.json"
+    path.write_text(
+        '{"blocks": {"blocks": [{"type": "otter_log", "fields": {"MESSAGE": "\\ud800"}}]}}'
+    )
+    result = run("unblocks", str(path))
+    assert result.returncode == 2 and "lone surrogate" in result.stderr
+
+
+def test_cli_blocks_and_unblocks_a_flat_script_of_5000_statements(tmp_path: Path) -> None:
+    source = "".join(f"Log-Information line {n};\n" for n in range(5000))
+    blocks = run("blocks", "-", stdin=source)
+    assert blocks.returncode == 0, blocks.stderr
+    workspace = tmp_path / "w.json"
+    workspace.write_text(blocks.stdout)
+    assert run("unblocks", str(workspace)).stdout == source

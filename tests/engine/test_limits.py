@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 
 import pytest
 
@@ -127,3 +128,12 @@ def test_interpreter_stops_a_module_that_calls_itself_without_end() -> None:
     assert status == "error"
     assert "does the module 'Again' call itself without end?" in messages[-1]
     assert "(line 2, column 5)" in messages[-1]
+
+
+def test_parser_stops_recovering_from_errors_after_a_bounded_number() -> None:
+    garbage = '{"a":' * 100_000 + "1" + "}" * 100_000  # JSON: an error at every token
+    started = time.monotonic()
+    with pytest.raises(OtterSyntaxError) as raised:
+        parse(garbage)
+    assert time.monotonic() - started < 10  # a minute before the bound
+    assert raised.value.diagnostics[0].line == 1
