@@ -39,7 +39,7 @@ export default defineConfig({
     chunkSizeWarningLimit: 800,
     sourcemap: false,
     rolldownOptions: {
-      input: { item: "src/pages/item.ts" },
+      input: { item: "src/pages/item.ts", execution: "src/pages/execution.ts" },
       output: {
         codeSplitting: {
           groups: [

@@ -1,7 +1,8 @@
-"""The pictures in docs/images: the README's live log of a deploy to two servers and its script
-editor in both modes (blocks and text), and each main page of the site, on a fresh embedded site with an operations team's sample data, drawn by
-Debian's Chromium (headless, through Playwright). Pages are 1280x800, the whole page only where
-what matters is further down.
+"""The pictures in docs/images: the README's live log of a deploy to two servers, its script
+editor in both modes (blocks and text) and with a run's live log beside it, and each main page
+of the site, on a fresh embedded site with an operations team's sample data, drawn by Debian's
+Chromium (headless, through Playwright). Pages are 1280x800, the whole page only where what
+matters is further down.
 
 Run: .venv/bin/python scripts/screenshot.py [folder, docs/images by default]
 """
@@ -139,6 +140,12 @@ def main() -> int:
             page.get_by_role("button", name="Text", pressed=True).wait_for()
             page.locator(".otter-modes").scroll_into_view_if_needed()
             shoot(page, folder / "editor-text.png")
+            # Run from the editor: the live log beside it
+            page.get_by_label("Servers").select_option(["web-eu-1", "web-us-1"])
+            page.get_by_role("button", name="Run", exact=True).click()
+            page.wait_for_selector("#otter-run [data-run-state=completed]", timeout=60_000)
+            page.locator(".otter-modes").scroll_into_view_if_needed()
+            shoot(page, folder / "editor-run.png")
     finally:
         stop(server)
     return 0

@@ -1,5 +1,7 @@
 """Raft pages: the rafts, a raft's items, and an item's editor with save and run, its versions,
-their differences and restore. Every change goes through the services."""
+their differences and restore. Every change goes through the services. The item page's Run also
+answers in JSON (``Accept: application/json``), for the page's script that runs without leaving
+the page and opens the live log beside the editor."""
 
 from __future__ import annotations
 
@@ -8,12 +10,14 @@ from itertools import pairwise
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views import View
 from django.views.generic import FormView, ListView, TemplateView
 
+from otterweb.api.errors import ScriptError
+from otterweb.executions.models import Execution
 from otterweb.rafts import selectors, services
 from otterweb.rafts.forms import (
     CompareForm,
@@ -194,21 +198,22 @@ class RaftItemView(PageMixin, TemplateView):
     def post(self, request, *args, **kwargs):
         item = self.item()
         running = "run" in request.POST
+        answer_json = running and wants_json(request)
         editable = request.user.has_perm("rafts.change_raftitem")
         if not (request.user.has_perm("executions.add_execution") if running else editable):
-            return self.handle_no_permission()
+            return self.refuse(answer_json, "You may not run scripts.")
         data = request.POST.copy()
         data.setdefault("content", item.content)  # no text sent: the saved text, never none
         form = EditorForm(data, editable=editable)
         if not form.is_valid():
-            return self.render_to_response(self.get_context_data(item=item, form=form, ran=running))
+            return self.invalid(item, form, running=running, answer_json=answer_json)
         content = form.cleaned_data["content"]
         if not editable and content != item.content:
-            return self.handle_no_permission()
+            return self.refuse(answer_json, "You may not change this item: run its saved text.")
         latest = item.versions.first()
         try:
             if running:
-                return self.run(item, form)
+                return self.run(item, form, answer_json=answer_json)
             saved = services.save_item(
                 raft=item.raft,
                 name=item.name,
@@ -219,7 +224,7 @@ class RaftItemView(PageMixin, TemplateView):
             )
         except ValidationError as error:
             add_errors(form, error)
-            return self.render_to_response(self.get_context_data(item=item, form=form, ran=running))
+            return self.invalid(item, form, running=running, answer_json=answer_json, error=error)
         now = saved.versions.first()
         if latest is not None and now.pk == latest.pk:
             messages.info(request, f"No changes to save: version {now.number} is the latest.")
@@ -227,7 +232,18 @@ class RaftItemView(PageMixin, TemplateView):
             messages.success(request, f"Saved {saved} as version {now.number}.")
         return redirect(request.path)
 
-    def run(self, item: RaftItem, form: EditorForm):
+    def refuse(self, answer_json: bool, detail: str):
+        if answer_json:
+            return JsonResponse({"detail": detail, "code": "permission_denied"}, status=403)
+        return self.handle_no_permission()
+
+    def invalid(self, item, form, *, running: bool, answer_json: bool, error=None):
+        """The page again with the form's errors; in JSON, the API's error body (400)."""
+        if answer_json:
+            return JsonResponse(form_error_body(form, error), status=400)
+        return self.render_to_response(self.get_context_data(item=item, form=form, ran=running))
+
+    def run(self, item: RaftItem, form: EditorForm, *, answer_json: bool = False):
         data = form.cleaned_data
         latest = item.versions.first()
         execution = services.save_and_run(
@@ -242,9 +258,67 @@ class RaftItemView(PageMixin, TemplateView):
             simulate=data["simulate"],
         )
         version = execution.job.script_version
-        if latest is None or version.pk != latest.pk:
+        saved = latest is None or version.pk != latest.pk
+        if answer_json:
+            return JsonResponse(
+                run_answer(execution, user=self.request.user, saved=saved), status=201
+            )
+        if saved:
             messages.success(self.request, f"Saved {item} as version {version.number} and ran it.")
         return redirect("execution-detail", pk=execution.pk)
+
+
+def wants_json(request) -> bool:
+    """The page's script asks for JSON; a browser's form post asks for HTML."""
+    return request.get_preferred_type(["text/html", "application/json"]) == "application/json"
+
+
+def form_error_body(form, error: ValidationError | None = None) -> dict:
+    """The API's one error body for a refused form: ``errors`` by field (``non_field_errors``
+    for the rest), ``detail`` the first message, and for a script that does not parse its
+    ``diagnostics`` (the page marks them in the editor)."""
+    errors = {
+        "non_field_errors" if field == "__all__" else field: list(problems)
+        for field, problems in form.errors.items()
+    }
+    first = next(iter(errors.values()), ["invalid"])[0]
+    body = {"detail": first, "code": "invalid", "errors": errors}
+    if isinstance(error, services.ScriptInvalid):
+        script_error = ScriptError(error.syntax_error)
+        body.update(
+            detail=str(script_error.detail), code="script", diagnostics=script_error.diagnostics
+        )
+    return body
+
+
+def run_answer(execution: Execution, *, user, saved: bool) -> dict:
+    """What the item page's script needs to follow a run it started: the execution (its page,
+    its state, where to cancel it when the user may), the version that ran (``saved``: made by
+    this run) and a sentence saying so."""
+    job = execution.job
+    number = job.script_version.number
+    may_cancel = user.has_perms(["executions.view_execution", "executions.cancel_execution"])
+    return {
+        "execution": {
+            "id": execution.pk,
+            "name": job.name,
+            "url": reverse("execution-detail", args=[execution.pk]),
+            "run_state": execution.run_state,
+            "outcome": execution.outcome,
+            "outcome_label": execution.outcome_label,
+            "mode": execution.mode,
+            "mode_label": execution.get_mode_display(),
+            "simulate": execution.simulate,
+            "cancel_url": reverse("api:execution-cancel", args=[execution.pk])
+            if may_cancel
+            else None,
+        },
+        "version": number,
+        "saved": saved,
+        "message": f"Saved {job.name} as version {number} and ran it."
+        if saved
+        else f"Ran version {number} of {job.name}.",
+    }
 
 
 class ItemEditView(ServiceFormView):

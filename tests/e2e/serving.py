@@ -101,6 +101,16 @@ class Site:
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
 
+    def add_raft(self, name: str, scripts: dict[str, str]) -> None:
+        """A raft with OtterScript scripts (item name -> text), made through the API."""
+        self.api("POST", "/api/rafts/", {"name": name})
+        for item, content in scripts.items():
+            self.api(
+                "POST",
+                "/api/raft-items/",
+                {"raft": name, "name": item, "kind": "script", "content": content},
+            )
+
     def wait_for(self, execution_id: int, predicate, seconds: float = 30) -> dict:
         """The execution's detail once ``predicate(detail)`` holds."""
         deadline = time.monotonic() + seconds

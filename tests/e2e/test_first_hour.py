@@ -2,7 +2,7 @@
 where it says so), found by their labels and roles as a person finds them: log in; describe
 environments (nested), roles (one needing another), a server with variables (one sensitive) and a
 credential; make a raft and a script, change it, compare and restore versions; run it on a role
-and watch the log arrive; cancel a long run; find drift with a collect; make a job template with
+(the log opens beside the editor) and watch the log arrive on the execution's page; cancel a long run; find drift with a collect; make a job template with
 two prompts and run it; and in the admin, save an environment with a variable inline. Every page
 visited has no console error and no failed request."""
 
@@ -54,6 +54,18 @@ class Walk:
 
     def choose(self, field: str, *options: str) -> None:
         self.page.get_by_label(label(field)).select_option(list(options))
+
+    def run(self) -> None:
+        """Run from a raft item's page: the log opens beside the editor, the page stays; then
+        the panel's link to the execution's page."""
+        url = self.page.url
+        self.page.get_by_role("button", name="Run", exact=True).click()
+        panel = self.page.get_by_role("region", name=re.compile(r"^Execution \d+: "))
+        panel.wait_for()
+        assert self.page.url == url
+        with self.page.expect_navigation():
+            panel.get_by_role("link", name="Open the execution page").click()
+        self.check("the execution, from the run panel")
 
     def submit(self, button: str) -> None:
         with self.page.expect_navigation():
@@ -185,7 +197,7 @@ def test_first_hour_from_login_to_a_job_template_run(site, tmp_path) -> None:
 
         # run it on the web role and watch the log arrive in the tree
         walk.choose("Roles", "web")
-        walk.submit("Run")
+        walk.run()
         assert re.search(r"/executions/\d+/$", page.url)
         walk.wait_for_state("completed")
         page.locator("#log .entry", has_text="deploying to web-eu-1").wait_for()
@@ -200,7 +212,7 @@ def test_first_hour_from_login_to_a_job_template_run(site, tmp_path) -> None:
         walk.fill({"Name": "wait-a-minute", "Text": "SHExec sleep 60;"})
         walk.submit("Create item")
         walk.choose("Servers", "web-eu-1")
-        walk.submit("Run")
+        walk.run()
         walk.wait_for_state("executing")
         walk.submit("Cancel")
         walk.wait_for_state("completed", seconds=20)
@@ -214,7 +226,7 @@ def test_first_hour_from_login_to_a_job_template_run(site, tmp_path) -> None:
         walk.submit("Create item")
         walk.choose("Servers", "web-eu-1")
         walk.choose("Mode", "collect")
-        walk.submit("Run")
+        walk.run()
         walk.wait_for_state("completed")
         assert walk.status().startswith("Drifted")
         assert page.get_by_role("table").filter(has_text="Authorised use only").count() == 1

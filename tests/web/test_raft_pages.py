@@ -265,6 +265,85 @@ def test_run_refused_shows_why_beside_the_form_and_saves_nothing(admin_client, i
     assert not Execution.objects.exists() and item.versions.count() == 2
 
 
+JSON = {"HTTP_ACCEPT": "application/json"}
+
+
+def test_run_answers_json_for_the_page_script_without_leaving_the_page(admin_client, item) -> None:
+    Server.objects.create(name="web1")
+    text = "Log-Information edited;\n"
+    response = admin_client.post(
+        item_url(item),
+        {"run": "1", "content": text, "message": "try", "servers": ["web1"], "mode": "execute"},
+        **JSON,
+    )
+    execution = Execution.objects.get()
+    assert response.status_code == 201 and response["Content-Type"] == "application/json"
+    answer = response.json()
+    assert answer["execution"] == {
+        "id": execution.pk,
+        "name": "main::deploy",
+        "url": reverse("execution-detail", args=[execution.pk]),
+        "run_state": "pending",
+        "outcome": "pending",
+        "outcome_label": "Pending",
+        "mode": "execute",
+        "mode_label": "Execute",
+        "simulate": False,
+        "cancel_url": reverse("api:execution-cancel", args=[execution.pk]),
+    }
+    assert answer | {"execution": None} == {
+        "execution": None,
+        "version": 3,
+        "saved": True,
+        "message": "Saved main::deploy as version 3 and ran it.",
+    }
+    assert execution.job.script == text and item.versions.first().message == "try"
+    # the same text again: no version made, and no message kept for the next page
+    again = admin_client.post(
+        item_url(item), {"run": "1", "content": text, "servers": ["web1"]}, **JSON
+    ).json()
+    assert (again["version"], again["saved"]) == (3, False)
+    assert again["message"] == "Ran version 3 of main::deploy."
+    assert "and ran it" not in page(admin_client.get(item_url(item)))
+
+
+def test_run_in_json_refused_without_targets_says_why_and_saves_nothing(admin_client, item) -> None:
+    response = admin_client.post(
+        item_url(item), {"run": "1", "content": "Log-Information x;", "mode": "execute"}, **JSON
+    )
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid" and body["detail"].startswith("Choose servers or roles")
+    assert list(body["errors"]) == ["non_field_errors"]
+    assert not Execution.objects.exists() and item.versions.count() == 2
+
+
+def test_run_in_json_of_unparsable_text_has_the_diagnostics(admin_client, item) -> None:
+    Server.objects.create(name="web1")
+    response = admin_client.post(
+        item_url(item), {"run": "1", "content": "set $x 1;", "servers": ["web1"]}, **JSON
+    )
+    body = response.json()
+    assert response.status_code == 400 and body["code"] == "script"
+    assert body["errors"]["content"][0].startswith("main::deploy:1:8: error")
+    assert body["detail"].startswith("the script does not parse: line 1, column 8")
+    first = body["diagnostics"][0]
+    assert (first["line"], first["column"], first["severity"]) == (1, 8, "error")
+    unknown = admin_client.post(
+        item_url(item), {"run": "1", "content": "Log-Information x;", "servers": ["nope"]}, **JSON
+    ).json()
+    assert "nope" in unknown["errors"]["servers"][0] and "diagnostics" not in unknown
+    assert not Execution.objects.exists()
+
+
+def test_run_in_json_without_permission_is_a_json_403(client, item) -> None:
+    user = get_user_model().objects.create_user("viewer")
+    user.user_permissions.add(*Permission.objects.filter(codename="view_raftitem"))
+    client.force_login(user)
+    response = client.post(item_url(item), {"run": "1", "content": item.content}, **JSON)
+    assert response.status_code == 403 and response.json()["code"] == "permission_denied"
+
+
 def test_item_page_has_the_target_preview_hooks(admin_client, item) -> None:
     text = page(admin_client.get(item_url(item)))
     assert "data-target-preview" in text and "data-target-preview-output" in text

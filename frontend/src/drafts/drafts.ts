@@ -5,7 +5,6 @@
 // parse has its errors marked in the editor. "Changes since the newest version" shows the text
 // on screen against it. Without JavaScript none of this runs and Save posts the form.
 
-import { setDiagnostics } from "@codemirror/lint";
 import { StateEffect } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import {
@@ -18,7 +17,7 @@ import {
 } from "../api/drafts";
 import { api, ApiError } from "../api/http";
 import { minimalChange } from "../text/editor";
-import { toCodeMirror } from "../text/lint";
+import { markDiagnostics, wherePhrase } from "../text/problems";
 import { Autosaver } from "./autosave";
 import { conflictView } from "./conflict";
 import { diffView } from "./diff";
@@ -58,6 +57,9 @@ export interface Drafts {
   readonly autosaver: Autosaver;
   /** Commits the text on screen with the message field's text. */
   commit(): Promise<void>;
+  /** The item was saved as `version` with `content` by something else on the page (Run): later
+   * commits start from that version, and the draft from it. */
+  saved(version: number, content: string): void;
 }
 
 /** The drafts and commit of the item page; `actions` is the form's Save row. */
@@ -257,15 +259,8 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
   };
 
   const markProblems = (refused: CommitRefused) => {
-    const doc = view.state.doc;
-    view.dispatch(setDiagnostics(view.state, refused.diagnostics.map((d) => toCodeMirror(doc, d))));
-    const first = refused.diagnostics.find((d) => d.severity === "error") ?? refused.diagnostics[0];
-    say(
-      first
-        ? `Not saved: line ${first.line}, column ${first.column}: ${first.message}`
-        : `Not saved: ${refused.detail}`,
-      "bad",
-    );
+    const first = markDiagnostics(view, refused.diagnostics);
+    say(`Not saved: ${first ? wherePhrase(first) : refused.detail}`, "bad");
   };
 
   async function commitAs(from: number): Promise<void> {
@@ -302,8 +297,10 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
     }
   }
 
-  // with JavaScript, Save commits through the API (Run still posts the form)
+  // with JavaScript, Save commits through the API (Run starts its run through the page's
+  // address, having prevented the post, or posts the form)
   form?.addEventListener("submit", (event) => {
+    if (event.defaultPrevented) return; // handled on the page: the page is not left
     const submitter = (event as SubmitEvent).submitter;
     if (!(submitter instanceof HTMLButtonElement) || submitter.name !== "save" || !actions.contains(submitter)) {
       autosaver.pause(); // the page is left
@@ -319,6 +316,11 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
     },
     autosaver,
     commit: () => commitAs(base),
+    saved(version, content) {
+      base = version;
+      if (onScreen() === content) autosaver.reset(content);
+      if (message) message.value = "";
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import "../text/editor.css";
 import type { EditorMode } from "../blocks/header";
 import { mountModes } from "../editor/mode";
 import { mountItemDrafts } from "../drafts/page";
+import { mountItemRun } from "../run/page";
 import { type EditorLanguage, mountTextEditor } from "../text/editor";
 
 const field = document.querySelector<HTMLElement>("[data-text-editor]");
@@ -43,4 +44,7 @@ if (field && textarea) {
 }
 
 // drafts kept while typing; with JavaScript, Save commits through the API (data-drafts)
-mountItemDrafts(field, textarea);
+const drafts = mountItemDrafts(field, textarea);
+// with JavaScript, Run starts the run without leaving the page and shows its live log in a
+// panel beside the editor (data-run, data-run-beside)
+mountItemRun(field, textarea, drafts);
