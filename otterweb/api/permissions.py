@@ -1,7 +1,7 @@
 """API permissions: Django's model permissions, reading included (a user without `view_` gets
 403, not data)."""
 
-from rest_framework.permissions import DjangoModelPermissions
+from rest_framework.permissions import BasePermission, DjangoModelPermissions
 
 
 class ModelPermissions(DjangoModelPermissions):
@@ -29,3 +29,16 @@ def view_and(permission: str, message: str) -> type[ViewPermissions]:
             return super().has_permission(request, view) and request.user.has_perm(permission)
 
     return ViewAnd
+
+
+class EditScripts(BasePermission):
+    """The script endpoints that read a script (check, format, blocks, unblocks) work for
+    the editor: only for people who may change raft items."""
+
+    message = (
+        "You may not edit scripts: the script endpoints need the permission to change raft items."
+    )
+
+    def has_permission(self, request, view) -> bool:
+        user = request.user
+        return bool(user and user.is_authenticated and user.has_perm("rafts.change_raftitem"))

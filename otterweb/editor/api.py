@@ -5,33 +5,23 @@ is not what an endpoint takes, 400 with a message."""
 
 from __future__ import annotations
 
-import codecs
-import json
-import re
-
 from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.exceptions import ParseError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.exceptions import Throttled
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from engine import OtterSyntaxError, check, format_script, from_blocks, parse, to_blocks
 from engine.blocks import BlocksError
+from otterweb.api.bodies import DeepJSONRenderer, WorkspaceJSONParser
+from otterweb.api.permissions import EditScripts
+from otterweb.api.throttles import ScriptsThrottle, throttled_message
 from otterweb.editor.names import script_names
 from otterweb.editor.reference import reference
 from otterweb.rafts.models import Raft
-
-# A request's JSON may be this many times the script limit: a workspace says in many words what
-# the text says in few, and JSON escapes take room.
-BODY_FACTOR = 4
-# How deep the JSON of a workspace may nest (each statement in a row is two levels, each nested
-# body three): 3,000 statements in a row. Python's JSON reader and writer recurse; the
-# application raises their limit above this (otterweb.apps.RECURSION_LIMIT).
-MAX_JSON_DEPTH = 6_000
-SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 def script_limit() -> int:
@@ -46,56 +36,17 @@ def too_large(size: int, what: str) -> str:
     )
 
 
-class ScriptJSONParser(JSONParser):
-    """JSON with a size limit, and 400 (not 500) for JSON nested too deep to read."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        limit = BODY_FACTOR * script_limit()
-        raw = stream.read(limit + 1)
-        if len(raw) > limit:
-            raise serializers.ValidationError(
-                {
-                    "non_field_errors": [
-                        f"the request is over {limit:,} bytes, {BODY_FACTOR} times the script "
-                        f"limit of {script_limit():,} bytes (OTTERWEB_MAX_SCRIPT_BYTES)"
-                    ]
-                }
-            )
-        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
-        try:
-            data = json.loads(codecs.decode(raw, encoding))
-            if SURROGATE_ESCAPE.search(raw):  # a pair is one character, one alone is not text
-                json.dumps(data, ensure_ascii=False).encode("utf-8")
-        except RecursionError:
-            raise ParseError("JSON parse error - nested too deep") from None
-        except UnicodeEncodeError:
-            raise ParseError(
-                "JSON parse error - text holds a lone surrogate (\\uD800-\\uDFFF)"
-            ) from None
-        except ValueError as error:
-            raise ParseError(f"JSON parse error - {error}") from None
-        return data
-
-
-def json_depth(value) -> int:
-    """How deep JSON nests (a scalar is 0), counted without recursion."""
-    deepest = 0
-    pending = [(value, 1)]
-    while pending:
-        value, depth = pending.pop()
-        children = value.values() if isinstance(value, dict) else value
-        if isinstance(value, dict | list):
-            deepest = max(deepest, depth)
-            pending.extend((child, depth + 1) for child in children)
-    return deepest
-
-
 class ScriptView(APIView):
-    permission_classes = [IsAuthenticated]
-    parser_classes = [ScriptJSONParser, FormParser, MultiPartParser]
+    """For the editor: people who may change raft items, at OTTERWEB_SCRIPTS_THROTTLE_RATE."""
+
+    permission_classes = [EditScripts]
+    throttle_classes = [ScriptsThrottle]
+
+    def throttled(self, request, wait):
+        raise Throttled(wait, detail=throttled_message(wait))
 
     def handle_exception(self, exc):
-        if isinstance(exc, RecursionError):  # the engine's visitors recurse on nested blocks
+        if isinstance(exc, RecursionError):  # never expected: the engine bounds nesting
             exc = serializers.ValidationError(
                 {"script": ["the script nests its blocks too deeply for the server to read"]}
             )
@@ -133,25 +84,18 @@ class FormatView(ScriptView):
 
 
 class BlocksView(ScriptView):
+    renderer_classes = [DeepJSONRenderer]
+
     @extend_schema(request=ScriptInput, responses={200: dict})
     def post(self, request):
-        """The Blockly workspace of a script; 400 when it has too many statements in a row or
-        nested to send as blocks (edit it as text)."""
-        workspace = to_blocks(parse(_script(request)))
-        if json_depth(workspace) > MAX_JSON_DEPTH - 2:  # and {"workspace": ...}
-            raise serializers.ValidationError(
-                {
-                    "script": [
-                        "the script has too many statements in a row, or nested, to show as "
-                        f"blocks (their JSON would nest more than {MAX_JSON_DEPTH} deep); "
-                        "edit it as text"
-                    ]
-                }
-            )
-        return Response({"workspace": workspace})
+        """The Blockly workspace of a script (its JSON nests two levels for each statement in a
+        row, as deep as the script is long)."""
+        return Response({"workspace": to_blocks(parse(_script(request)))})
 
 
 class UnblocksView(ScriptView):
+    parser_classes = [WorkspaceJSONParser, FormParser, MultiPartParser]
+
     @extend_schema(request=WorkspaceInput, responses={200: dict})
     def post(self, request):
         """The text of a Blockly workspace. 400 with a message for JSON that is not a workspace

@@ -9,6 +9,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from otterweb.api.permissions import view_and
+from otterweb.api.queries import whole_number
 from otterweb.executions import services
 from otterweb.executions.events import LEVEL_NAMES
 from otterweb.executions.models import (
@@ -285,12 +286,12 @@ class ExecutionViewSet(
     def logs(self, request, pk=None):
         """The stored log entries after ?after=<seq>, in order (at most 1,000 at a time)."""
         execution = self.get_object()
-        try:
-            after = int(request.query_params.get("after", 0))
-        except ValueError:
-            raise serializers.ValidationError(
-                {"after": ["a whole number (the last seq you have)"]}
-            ) from None
+        after = (
+            whole_number(
+                request.query_params, "after", what="a whole number (the last seq you have)"
+            )
+            or 0
+        )
         entries = LogEntry.objects.filter(execution=execution, seq__gt=after).order_by("seq")[:1000]
         return Response(LogEntrySerializer(entries, many=True).data)
 

@@ -68,6 +68,7 @@ validate_variable_name = RegexValidator(
     "A variable name without its $, and no braces or line breaks (like Version).",
 )
 
+MAX_DIGITS = 100  # of a number prompt's value, before or after the point
 TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
 FALSE_WORDS = frozenset({"false", "no", "off", "0", ""})
 
@@ -166,6 +167,11 @@ class JobTemplatePrompt(models.Model):
                 number = None
             if number is None or not number.is_finite():
                 raise ValidationError(f"Expected a number, found {value!r}.", code="number")
+            if abs(number.adjusted()) > MAX_DIGITS:  # 1e999999999 written out is a gigabyte
+                raise ValidationError(
+                    f"Expected a number of at most {MAX_DIGITS} digits, found {value!r}.",
+                    code="number",
+                )
             return format(number, "f")
         text = str(value)
         if self.type == self.Type.CHOICE and text not in self.choices:

@@ -18,6 +18,7 @@ from django.utils import timezone
 from engine import OtterSyntaxError, parse
 from engine.ast import targets_servers
 from engine.interpreter import Execution as EngineExecution
+from engine.json_values import from_json_value
 from otterweb.executions import local_runs
 from otterweb.executions.host import DjangoHost
 from otterweb.executions.local_runs import may_run_locally, remove_work_folder, work_folder
@@ -67,6 +68,7 @@ def create_job(
         ) from None
     if mode not in Mode.values:
         raise ValidationError(f"mode is one of {', '.join(Mode.values)}, not {mode!r}")
+    variables = script_variables(variables)
     targets = servers_for(servers=list(servers), roles=list(roles), environments=list(environments))
     missing = sorted(set(servers) - {s.name for s in targets})
     if missing:
@@ -85,13 +87,26 @@ def create_job(
     version = raft_item.versions.first() if raft_item is not None else None
     job = Job.objects.create(
         template=template, name=name or (str(raft_item) if raft_item else "ad hoc script"), requested_by=requested_by,
-        script=text, script_version=version, targets=[s.name for s in targets], variables=variables or {},
+        script=text, script_version=version, targets=[s.name for s in targets], variables=variables,
     )  # fmt: skip
     execution = Execution.objects.create(job=job, mode=mode, simulate=simulate)
     from otterweb.executions.dispatch import dispatch
 
     transaction.on_commit(lambda: dispatch(execution.pk))
     return execution
+
+
+def script_variables(variables: dict | None) -> dict:
+    """A job's variables as a script gets them: numbers and booleans as their text (``true``,
+    ``false``), null as empty text, lists and maps of those, as Otter takes them."""
+    if variables is None:
+        return {}
+    if not isinstance(variables, dict):
+        raise ValidationError("variables are a map of names to values")
+    blank = sorted(repr(name) for name in variables if not str(name).strip())
+    if blank:
+        raise ValidationError(f"a variable needs a name, not {', '.join(blank)}")
+    return from_json_value(variables)
 
 
 def launch_template(

@@ -96,6 +96,8 @@ class VariableSerializer(serializers.ModelSerializer):
         validators = []  # one name per scope: checked by the model's constraints in full_clean
 
     def create(self, data):
+        if "value" not in data:
+            raise serializers.ValidationError({"value": ["A new variable needs a value."]})
         return services.set_variable(**data)
 
     def update(self, instance, data):

@@ -14,6 +14,7 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
 
 from otterweb.api.permissions import ViewPermissions, view_and
+from otterweb.api.queries import whole_number
 from otterweb.rafts import selectors, services
 from otterweb.rafts.models import Raft, RaftItem, RaftItemDraft, RaftItemVersion
 
@@ -193,12 +194,7 @@ class RestoreInput(serializers.Serializer):
 
 def _number(params, name: str) -> int | None:
     """A version number from the query string, or None when absent."""
-    value = params.get(name)
-    if not value:
-        return None
-    if not value.isdigit() or int(value) < 1:
-        raise serializers.ValidationError({name: [f"a version number (1, 2, ...), not {value!r}"]})
-    return int(value)
+    return whole_number(params, name, what="a version number (1, 2, ...)", minimum=1)
 
 
 class DraftPermissions(ViewPermissions):
@@ -330,20 +326,20 @@ class RaftItemVersionViewSet(
 
     def get_queryset(self):
         query = super().get_queryset()
-        item = self.request.query_params.get("item")
-        return query.filter(item_id=item) if item else query
+        item = whole_number(self.request.query_params, "item", what="a raft item's id")
+        return query.filter(item_id=item) if item is not None else query
 
     @action(detail=True, methods=["get"])
     def diff(self, request, pk=None):
         """The unified diff from the version named by ?against=<id> (the one before, by default) to this one."""
         version = self.get_object()
-        against = request.query_params.get("against")
+        against = whole_number(request.query_params, "against", what="a version's id")
         older = (
             RaftItemVersion.objects.filter(pk=against, item=version.item).first()
-            if against and against.isdigit()
+            if against is not None
             else version.item.versions.filter(number__lt=version.number).order_by("-number").first()
         )
-        if against and older is None:
+        if against is not None and older is None:
             raise serializers.ValidationError(
                 {"against": [f"{version.item} has no version with the id {against}."]}
             )

@@ -192,8 +192,12 @@ OTTERWEB_HEARTBEAT_SECONDS = float(os.environ.get("OTTERWEB_HEARTBEAT_SECONDS", 
 OTTERWEB_LOST_AFTER_SECONDS = float(os.environ.get("OTTERWEB_LOST_AFTER_SECONDS", "30"))
 OTTERWEB_HOUSEKEEPING_SECONDS = float(os.environ.get("OTTERWEB_HOUSEKEEPING_SECONDS", "10"))
 OTTERWEB_WORKERS = int(os.environ.get("OTTERWEB_WORKERS", "4"))
-# The largest script, draft or raft item text the editor's endpoints take (bytes of UTF-8).
+# The largest script, draft or raft item text the editor's endpoints take (bytes of UTF-8); an
+# API request's JSON may be four times this (otterweb.api.bodies).
 OTTERWEB_MAX_SCRIPT_BYTES = int(os.environ.get("OTTERWEB_MAX_SCRIPT_BYTES", str(1024 * 1024)))
+# Requests to the script endpoints (check, format, blocks, unblocks) one user may send, as DRF
+# writes rates ("120/minute", "10/second"); empty: no limit.
+OTTERWEB_SCRIPTS_THROTTLE_RATE = os.environ.get("OTTERWEB_SCRIPTS_THROTTLE_RATE", "120/minute")
 # A run still going after this long is stopped (its processes killed), whichever worker has it;
 # 0: no limit. A day by default: a run that long is almost always stuck.
 OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS = float(
@@ -263,7 +267,13 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["otterweb.api.permissions.ModelPermissions"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "otterweb.api.errors.handle",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # JSON with limits: size, depth, real text, numbers in range (otterweb.api.bodies)
+    "DEFAULT_PARSER_CLASSES": [
+        "otterweb.api.bodies.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "DEFAULT_PAGINATION_CLASS": "otterweb.api.queries.Pagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

@@ -36,6 +36,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
+# Tests send the script endpoints more than a person does; the throttle's tests turn it on.
+OTTERWEB_SCRIPTS_THROTTLE_RATE = ""
+
 # Tests run executions themselves (run_execution), so nothing is queued behind their back.
 OTTERWEB_DISPATCH = "none"
 # Local runs as the test runner's own user, in a work folder of the test run: tests write to

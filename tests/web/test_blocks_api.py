@@ -7,22 +7,30 @@ import json
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.core.cache import cache
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from engine import MAX_NESTING, parse, to_blocks
+from engine import MAX_NESTING, json_text, parse, to_blocks
 
 pytestmark = pytest.mark.django_db
 
 UNBLOCKS = "/api/scripts/unblocks/"
 
 
+def editor(*codenames: str) -> APIClient:
+    user = get_user_model().objects.create_user(f"ops{get_user_model().objects.count()}")
+    user.user_permissions.add(*Permission.objects.filter(codename__in=codenames))
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
 @pytest.fixture
 def client():
-    client = APIClient()
-    client.force_authenticate(get_user_model().objects.create_user("ops"))
-    return client
+    return editor("change_raftitem")
 
 
 def workspace(*blocks, **extra) -> dict:
@@ -130,10 +138,20 @@ def test_unblocks_blocks_nested_too_deep_are_400(client) -> None:
     )
 
 
-def test_unblocks_json_nested_too_deep_to_read_is_400(client) -> None:
+def test_unblocks_reads_json_nested_100_000_deep_without_recursion(client) -> None:
     body = '{"workspace": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}"
     answer = client.post(UNBLOCKS, body, content_type="application/json")
-    assert answer.status_code == 400 and "nested too deep" in answer.json()["detail"]
+    assert answer.status_code == 200 and answer.json()["script"] == ""  # no blocks in it
+
+
+@pytest.mark.parametrize("endpoint", ["/api/scripts/check/", "/api/executions/", "/api/rafts/"])
+def test_api_json_nested_100_000_deep_is_400(endpoint) -> None:
+    admin = APIClient()
+    admin.force_authenticate(get_user_model().objects.create_superuser("root"))
+    body = '{"script": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    answer = admin.post(endpoint, body, content_type="application/json")
+    assert answer.status_code == 400
+    assert answer.json()["detail"].startswith("JSON parse error - nested more than 64 deep")
 
 
 def test_unblocks_unknown_block_type_is_kept_as_its_text(client) -> None:
@@ -206,13 +224,45 @@ def test_unblocks_over_the_limit_is_400_naming_the_limit(client, settings) -> No
     )
 
 
-def test_blocks_script_too_long_in_a_row_to_send_as_blocks_is_400(client) -> None:
-    fits = client.post("/api/scripts/blocks/", {"script": "fail;\n" * 250}, format="json")
-    assert fits.status_code == 200 and len(json.dumps(fits.json())) > 0
-    refused(
-        client.post("/api/scripts/blocks/", {"script": "fail;\n" * 3_100}, format="json"),
-        "edit it as text",
+def test_blocks_and_unblocks_take_a_flat_script_of_5000_statements(client) -> None:
+    script = "".join(f"Log-Information line {n};\n" for n in range(5000))
+    blocks = client.post("/api/scripts/blocks/", {"script": script}, format="json")
+    assert blocks.status_code == 200
+    workspace = json_text.loads(blocks.content.decode())["workspace"]
+    body = json_text.dumps({"workspace": workspace})
+    text = client.post(UNBLOCKS, body, content_type="application/json")
+    assert text.status_code == 200 and json.loads(text.content)["script"] == script
+
+
+@pytest.mark.parametrize("endpoint", ["check", "format", "blocks", "unblocks"])
+def test_scripts_endpoints_need_the_permission_to_change_raft_items(endpoint) -> None:
+    answer = editor("view_raftitem").post(
+        f"/api/scripts/{endpoint}/", {"script": "fail;"}, format="json"
     )
+    assert answer.status_code == 403
+    assert "need the permission to change raft items" in answer.json()["detail"]
+    anonymous = APIClient().post(f"/api/scripts/{endpoint}/", {"script": "fail;"}, format="json")
+    assert anonymous.status_code in (401, 403)
+
+
+def test_scripts_endpoints_are_throttled_per_user_with_a_clear_message(client, settings) -> None:
+    settings.OTTERWEB_SCRIPTS_THROTTLE_RATE = "3/minute"
+    cache.clear()
+    answers = [
+        client.post("/api/scripts/check/", {"script": "fail;"}, format="json") for _ in range(4)
+    ]
+    assert [answer.status_code for answer in answers] == [200, 200, 200, 429]
+    assert (
+        answers[-1]
+        .json()["detail"]
+        .startswith(
+            "too many script requests: at most 3/minute for each user "
+            "(OTTERWEB_SCRIPTS_THROTTLE_RATE); try again in"
+        )
+    )
+    other = editor("change_raftitem")
+    assert other.post("/api/scripts/format/", {"script": "fail;"}, format="json").status_code == 200
+    cache.clear()
 
 
 def test_format_script_nested_too_deep_for_the_engine_is_400(client) -> None:

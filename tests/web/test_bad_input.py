@@ -1,0 +1,230 @@
+"""Nothing breaks on bad input: each finding of the robustness review, with the answer it gets
+now (a clean 4xx with a message, a closed websocket, a run that ends) and the limits, each with
+its setting and its message."""
+
+from __future__ import annotations
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from otterweb.asgi import application
+from otterweb.executions.models import Execution, JobTemplate, LogEntry
+from otterweb.executions.services import create_job, run_execution
+from otterweb.inventory.models import Server, Variable
+from otterweb.rafts.models import Raft
+from otterweb.rafts.services import save_item
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def here(db):
+    return Server.objects.create(name="here")
+
+
+@pytest.fixture
+def admin():
+    client = APIClient()
+    client.force_authenticate(get_user_model().objects.create_superuser("root"))
+    return client
+
+
+def messages(execution) -> list[str]:
+    return list(
+        LogEntry.objects.filter(execution=execution)
+        .order_by("seq")
+        .values_list("message", flat=True)
+    )
+
+
+# ---- websockets ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path", ["/ws/nowhere/", "/ws/executions/abc/", "/", "/ws/executions/1/x/"]
+)
+async def test_websocket_routing_refuses_unknown_paths_without_an_error(path) -> None:
+    connection = WebsocketCommunicator(application, path)
+    connected, code = await connection.connect()
+    assert (connected, code) == (False, 4404)
+
+
+# ---- text ---------------------------------------------------------------------------------
+
+SURROGATE = "\\ud800"  # as JSON writes it: one half of a pair, not a character
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        (
+            "/api/executions/",
+            '{"script": "Log-Information x;", "servers": ["here"], "variables": {"Version": "%s"}}',
+        ),
+        (
+            "/api/executions/",
+            '{"script": "Log-Information x;", "servers": ["here"], "variables": {"%s": "1"}}',
+        ),
+        ("/api/executions/", '{"script": "Log-Information %s;", "servers": ["here"]}'),
+        ("/api/executions/", '{"script": "Log-Information x;", "servers": ["here"], "name": "%s"}'),
+        ("/api/rafts/", '{"name": "ops%s"}'),
+        ("/api/variables/", '{"name": "Port", "value": "80%s"}'),
+        ("/api/servers/", '{"name": "web%s"}'),
+        (
+            "/api/job-templates/",
+            '{"name": "x", "raft_item": 1, "prompts": [{"name": "V", "default": "%s"}]}',
+        ),
+    ],
+)
+def test_api_refuses_lone_surrogates_in_every_field_before_anything_is_made(
+    admin, path, body
+) -> None:
+    counts = [model.objects.count() for model in (Execution, Raft, Variable, Server, JobTemplate)]
+    answer = admin.post(path, body % SURROGATE, content_type="application/json")
+    assert answer.status_code == 400
+    assert "lone surrogate" in answer.json()["detail"]
+    assert [
+        model.objects.count() for model in (Execution, Raft, Variable, Server, JobTemplate)
+    ] == counts
+    assert admin.get("/api/executions/").status_code == 200
+
+
+# ---- query parameters ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "field"),
+    [
+        ("/api/raft-item-versions/?item=abc", "item"),
+        ("/api/raft-item-versions/?item=99999999999999999999", "item"),
+        ("/api/raft-item-versions/?item=%C2%B2", "item"),  # a digit to str.isdigit, not to int
+        ("/api/raft-items/1/diff/?from=abc", "from"),
+        ("/api/raft-items/1/diff/?to=99999999999999999999", "to"),
+        ("/api/raft-item-versions/1/diff/?against=-1", "against"),
+        ("/api/executions/1/logs/?after=abc", "after"),
+        ("/api/executions/1/logs/?after=99999999999999999999", "after"),
+    ],
+)
+def test_api_query_parameters_that_are_not_numbers_in_range_are_400(admin, url, field) -> None:
+    item = save_item(raft=Raft.objects.create(name="ops"), name="deploy", content="fail;")
+    create_job(script="Log-Information x;", servers=["here"])
+    answer = admin.get(url.replace("/1/", f"/{item.pk}/") if "raft" in url else url)
+    assert answer.status_code == 400, answer.content
+    assert field in answer.json()["errors"]
+
+
+@pytest.mark.parametrize(
+    "query", ["limit=99999999999999999999", "offset=99999999999999999999", "limit=abc", "limit=-5"]
+)
+def test_api_lists_take_any_limit_and_offset(admin, query) -> None:
+    create_job(script="Log-Information x;", servers=["here"])
+    for path in ("/api/executions/", "/api/servers/", "/api/raft-item-versions/"):
+        assert admin.get(f"{path}?{query}").status_code == 200
+
+
+def test_api_body_over_the_size_limit_is_400_naming_the_limit(admin, settings) -> None:
+    settings.OTTERWEB_MAX_SCRIPT_BYTES = 1000
+    answer = admin.post("/api/rafts/", {"name": "ops", "description": "x" * 5000}, format="json")
+    assert answer.status_code == 400
+    assert answer.json()["detail"] == (
+        "invalid request: the request is over 4,000 bytes, 4 times the script limit of 1,000 "
+        "bytes (OTTERWEB_MAX_SCRIPT_BYTES)"
+    )
+    assert not Raft.objects.exists()
+
+
+@pytest.mark.parametrize("number", ["99999999999999999999", "1e999", "NaN"])
+def test_api_json_numbers_out_of_range_are_400(admin, number) -> None:
+    answer = admin.post(
+        "/api/raft-item-versions/1/restore/",
+        f'{{"base_version": {number}}}',
+        content_type="application/json",
+    )
+    assert answer.status_code == 400 and answer.json()["detail"].startswith("JSON parse error")
+
+
+# ---- executions and templates ---------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)  # the run stores its log on a thread of its own
+def test_execution_variables_given_as_numbers_or_booleans_are_their_text(admin) -> None:
+    started = admin.post(
+        "/api/executions/",
+        {
+            "script": "Log-Information $Count $Ready $Ratio [$Nothing] $Join(+, @Mixed);",
+            "servers": ["here"],
+            "variables": {
+                "Count": 3,
+                "Ready": True,
+                "Ratio": 1.5,
+                "Nothing": None,
+                "Mixed": [1, False, "x"],
+            },
+        },
+        format="json",
+    )
+    assert started.status_code == 201, started.json()
+    assert started.json()["job"]["variables"]["Count"] == "3"
+    run_execution(started.json()["id"], worker="test")
+    execution = Execution.objects.get(pk=started.json()["id"])
+    assert execution.status == "normal", messages(execution)
+    assert messages(execution) == ["3 true 1.5 [] 1+false+x"]
+
+
+def test_execution_variables_need_names(admin) -> None:
+    answer = admin.post("/api/executions/", {"script": "Log-Information x;", "servers": ["here"], "variables": {" ": 1}}, format="json")  # fmt: skip
+    assert answer.status_code == 400 and "a variable needs a name" in answer.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "words"),
+    [
+        ({"name": "V", "type": "number", "default": "abc"}, "Expected a number"),
+        ({"name": "V", "type": "number", "default": "1e999999999"}, "at most 100 digits"),
+        ({"name": "V", "type": "number", "default": {"a": 1}}, "default"),
+        ({"name": "V", "type": "colour"}, "is not a valid choice"),
+        ({"name": "V", "type": "choice", "choices": "abc"}, "choices"),
+        ({"name": "V", "type": "choice", "choices": [["a"]]}, "choices"),
+        ({"name": "V", "type": "boolean", "default": "maybe"}, "yes or no"),
+        ({"name": "V", "required": "perhaps"}, "required"),
+        ({"name": ["V"]}, "name"),
+        ({"name": "$V"}, "without its $"),
+        ("V", "prompt"),
+    ],
+)
+def test_job_template_prompts_of_the_wrong_type_are_refused_when_it_is_made(
+    admin, prompt, words
+) -> None:
+    item = save_item(raft=Raft.objects.create(name="ops"), name="deploy", content="fail;")
+    answer = admin.post(
+        "/api/job-templates/",
+        {
+            "name": "Deploy",
+            "raft_item": item.pk,
+            "targeting": "servers",
+            "servers": ["here"],
+            "prompts": [prompt],
+        },
+        format="json",
+    )
+    assert answer.status_code == 400, answer.json()
+    assert words in str(answer.json())
+    assert not JobTemplate.objects.exists()
+
+
+# ---- the log --------------------------------------------------------------------------------
+
+
+def test_logs_api_answers_a_long_log_in_pages(admin) -> None:
+    execution = create_job(script="Log-Information x;", servers=["here"])
+    LogEntry.objects.bulk_create(
+        LogEntry(execution=execution, seq=seq, level=10, message=f"line {seq}", time=timezone.now())
+        for seq in range(1, 2501)
+    )
+    first = admin.get(f"/api/executions/{execution.pk}/logs/").json()
+    assert [first[0]["seq"], first[-1]["seq"], len(first)] == [1, 1000, 1000]
+    last = admin.get(f"/api/executions/{execution.pk}/logs/?after=2000").json()
+    assert [last[0]["seq"], last[-1]["seq"]] == [2001, 2500]
