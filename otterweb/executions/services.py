@@ -350,6 +350,8 @@ def _run_started(execution: Execution, *, worker: str) -> None:
     ]  # fmt: skip
     execution.refresh_from_db()
     status = result.status.label
+    if sink.volume.limited and status == Execution.Status.NORMAL:
+        status = Execution.Status.WARNING  # its log is not whole: said in the log, and here
     if result.cancelled and execution.cancel_requested:
         status = (
             Execution.Status.CANCELLED

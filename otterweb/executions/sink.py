@@ -11,9 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import NamedTuple
 
+from django.conf import settings
 from django.db import connection, transaction
 
-from engine.interpreter.logs import LogRecord, LogScope
+from engine.interpreter.logs import Level, LogRecord, LogScope
 from otterweb.executions.models import Execution, LogEntry
 from otterweb.executions.models import LogScope as StoredScope
 
@@ -43,6 +44,10 @@ class DatabaseLogSink:
     ) -> None:
         self.execution_id = execution_id
         self.on_batch = on_batch
+        self.volume = LogVolume(
+            line_chars=settings.OTTERWEB_MAX_LOG_LINE_CHARS,
+            total_bytes=int(settings.OTTERWEB_MAX_LOG_MB * 1024 * 1024),
+        )
         self._records: list[LogRecord] = []
         self._scopes: dict[int, LogScope] = {}
         self._wake = asyncio.Event()
@@ -62,6 +67,8 @@ class DatabaseLogSink:
         self._scopes[scope.id] = scope
 
     def record(self, record: LogRecord) -> None:
+        if not self.volume.admit(record):
+            return
         self._records.append(record)
         if len(self._records) >= BATCH_ROWS:
             self._wake.set()
@@ -130,6 +137,54 @@ class DatabaseLogSink:
                 _insert(self.execution_id, entries)
                 Execution.objects.filter(pk=self.execution_id).update(last_seq=entries[-1].seq)
         return entries, stored_scopes
+
+
+class LogVolume:
+    """What an execution's log may hold. A line longer than ``line_chars`` is cut, with a
+    marker saying how much; once the lines stored take ``total_bytes`` (their text, and
+    ROW_BYTES each for the row), one warning says so and later lines are dropped, except
+    errors (up to ERRORS_PAST_LIMIT more). ``limited`` then tells the run to end with at least
+    a warning."""
+
+    ROW_BYTES = 64
+    ERRORS_PAST_LIMIT = 1000
+
+    def __init__(self, *, line_chars: int, total_bytes: int) -> None:
+        self.line_chars = line_chars
+        self.total_bytes = total_bytes
+        self.used = 0
+        self.limited = False
+        self.errors_past_limit = 0
+
+    def admit(self, record: LogRecord) -> bool:
+        """Whether to store ``record``, cut to the line limit (changed in place)."""
+        if self.line_chars and len(record.message) > self.line_chars:
+            cut = len(record.message) - self.line_chars
+            record.message = (
+                f"{record.message[: self.line_chars]} … [{cut:,} more characters cut: "
+                "OTTERWEB_MAX_LOG_LINE_CHARS]"
+            )
+        if not self.total_bytes:
+            return True
+        if not self.limited:
+            self.used += len(record.message) + self.ROW_BYTES
+            if self.used <= self.total_bytes:
+                return True
+            self.limited = True
+            if record.level < Level.ERROR:  # this record's seq carries the notice instead
+                record.level, record.message = Level.WARNING, self.notice()
+                return True
+        if record.level >= Level.ERROR and self.errors_past_limit < self.ERRORS_PAST_LIMIT:
+            self.errors_past_limit += 1
+            return True
+        return False
+
+    def notice(self) -> str:
+        size = self.total_bytes / (1024 * 1024)
+        return (
+            f"The log reached its limit of {size:g} MB (OTTERWEB_MAX_LOG_MB): later lines are not "
+            "stored, except errors. The execution goes on, and ends with at least a warning."
+        )
 
 
 class StoredEntry(NamedTuple):

@@ -198,6 +198,11 @@ OTTERWEB_MAX_SCRIPT_BYTES = int(os.environ.get("OTTERWEB_MAX_SCRIPT_BYTES", str(
 # Requests to the script endpoints (check, format, blocks, unblocks) one user may send, as DRF
 # writes rates ("120/minute", "10/second"); empty: no limit.
 OTTERWEB_SCRIPTS_THROTTLE_RATE = os.environ.get("OTTERWEB_SCRIPTS_THROTTLE_RATE", "120/minute")
+# An execution's log: a longer line is cut (with a marker); past this many megabytes (each line
+# counts its text and 64 bytes), one warning says so, later lines are dropped (errors excepted),
+# and the run goes on to end with at least a warning. 0: no limit.
+OTTERWEB_MAX_LOG_LINE_CHARS = int(os.environ.get("OTTERWEB_MAX_LOG_LINE_CHARS", "8192"))
+OTTERWEB_MAX_LOG_MB = float(os.environ.get("OTTERWEB_MAX_LOG_MB", "64"))
 # A run still going after this long is stopped (its processes killed), whichever worker has it;
 # 0: no limit. A day by default: a run that long is almost always stuck.
 OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS = float(

@@ -218,6 +218,48 @@ def test_job_template_prompts_of_the_wrong_type_are_refused_when_it_is_made(
 # ---- the log --------------------------------------------------------------------------------
 
 
+@pytest.mark.django_db(transaction=True)
+def test_log_lines_longer_than_the_limit_are_cut_with_a_marker(settings) -> None:
+    settings.OTTERWEB_MAX_LOG_LINE_CHARS = 20
+    execution = create_job(
+        script=f"Log-Information {'x' * 50};\nLog-Information short;", servers=["here"]
+    )
+    run_execution(execution.pk, worker="test")
+    assert messages(execution) == [
+        "x" * 20 + " … [30 more characters cut: OTTERWEB_MAX_LOG_LINE_CHARS]",
+        "short",
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_log_past_its_volume_limit_says_so_keeps_errors_and_the_run_goes_on(settings) -> None:
+    settings.OTTERWEB_MAX_LOG_MB = 10_000 / (1024 * 1024)  # 10,000 bytes: about 100 short lines
+    script = (
+        "foreach $i in @Range(1, 1000) {\n    Log-Information line $i;\n}\n"
+        "Log-Error still stored;\nLog-Information not stored;"
+    )
+    execution = create_job(script=script, servers=["here"])
+    run_execution(execution.pk, worker="test")
+    execution.refresh_from_db()
+    stored = messages(execution)
+    notice = next(m for m in stored if "reached its limit" in m)
+    assert "(OTTERWEB_MAX_LOG_MB)" in notice and "goes on" in notice
+    assert 50 < stored.index(notice) < 150
+    assert stored[-1] == "still stored" and "not stored" not in stored
+    assert (execution.run_state, execution.status) == ("completed", "error")  # the error's
+
+
+@pytest.mark.django_db(transaction=True)
+def test_log_past_its_volume_limit_ends_a_normal_run_with_a_warning(settings) -> None:
+    settings.OTTERWEB_MAX_LOG_MB = 10_000 / (1024 * 1024)
+    execution = create_job(
+        script="foreach $i in @Range(1, 1000) { Log-Information line $i; }", servers=["here"]
+    )
+    run_execution(execution.pk, worker="test")
+    execution.refresh_from_db()
+    assert (execution.run_state, execution.status) == ("completed", "warning")
+
+
 def test_logs_api_answers_a_long_log_in_pages(admin) -> None:
     execution = create_job(script="Log-Information x;", servers=["here"])
     LogEntry.objects.bulk_create(
