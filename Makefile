@@ -67,6 +67,7 @@ bench: setup services
 	$(PY) bench/parse.py
 	$(PY) bench/engine.py
 	$(PY) bench/logs.py
+	$(PY) bench/editor.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache *.egg-info frontend/node_modules otterweb/static/frontend
