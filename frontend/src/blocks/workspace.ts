@@ -125,6 +125,8 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
     grid: { spacing: 24, length: 2, colour: "#dde2e7", snap: false },
   });
 
+  withoutHasRules();
+
   // the search category: the entries that match the box
   let query = "";
   let matches: Entry[] = [];
@@ -343,6 +345,10 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
       try {
         workspace.clear();
         Blockly.serialization.workspaces.load({ blocks: json.blocks }, workspace, { recordUndo: false });
+        // the operation blocks' argument rows now, while events are off: done later (as a field
+        // change asks), each would look like an edit and be checked by the server
+        for (const block of workspace.getBlocksByType("otter_operation_call", false))
+          (block as unknown as { syncArguments?(): void }).syncArguments?.();
       } finally {
         Blockly.Events.enable();
       }
@@ -377,6 +383,19 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
   return editor;
 }
 
+
+/** Blockly's stylesheet marks keyboard focus with `:has()` rules; with them, each of the style
+ * recalculations Blockly forces while it measures a field's text looks at every block already
+ * drawn, and drawing 1,000 statements took minutes. Without them, the focused block keeps
+ * Blockly's other focus outline. */
+function withoutHasRules(): void {
+  for (const sheet of Array.from(document.styleSheets)) {
+    const owner = sheet.ownerNode as HTMLElement | null;
+    if (!owner?.id?.startsWith("blockly-")) continue;
+    for (let index = sheet.cssRules.length - 1; index >= 0; index--)
+      if ((sheet.cssRules[index] as CSSStyleRule).selectorText?.includes(":has(")) sheet.deleteRule(index);
+  }
+}
 
 let menusRegistered = false;
 function registerMenus(copy: (block: Blockly.BlockSvg) => Promise<void>, paste: (text: string) => Promise<boolean>): void {

@@ -127,6 +127,11 @@ export function mountModes(textarea: HTMLTextAreaElement, view: EditorView, opti
     try {
       if (next === "visual") {
         const text = current();
+        if (editor && text === loadedFrom && !editor.changed) {
+          showing("visual"); // the blocks on screen are still this text
+          say(readOnly ? "Read only" : "");
+          return true;
+        }
         say("Opening as blocks…");
         let workspace;
         try {
