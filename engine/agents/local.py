@@ -8,6 +8,7 @@ import pwd
 import shutil
 import signal
 import stat as stat_module
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -17,6 +18,11 @@ KILL_GRACE_SECONDS = 2.0
 # The variables of the server's own process that the processes of its runs never see: its
 # settings, keys and database addresses.
 HIDDEN_PREFIXES = ("OTTERWEB_", "DJANGO_", "CELERY_")
+
+# On Linux, util-linux's setpriv starts each process with a parent-death signal: when the thread
+# that started it dies (the whole server killed), the kernel kills it. Its children are found by
+# their recorded process group instead (``on_process``).
+PARENT_DEATH = shutil.which("setpriv") if sys.platform == "linux" else None
 
 # Told each process group a run starts (True) and ends (False), to kill what a crash left behind.
 ProcessHandler = Callable[[int, bool], None]
@@ -75,11 +81,16 @@ class LocalAgent:
         stdin: bytes | None = None,
     ) -> int:
         cwd = cwd or self.working_directory
+        environment = {**self.environment, **(env or {})}
+        launched = command
+        if PARENT_DEATH is not None:
+            _check_runnable(command[0], cwd, environment, self.server)
+            launched = [PARENT_DEATH, "--pdeathsig", "KILL", "--", *command]
         try:
             process = await asyncio.create_subprocess_exec(
-                *command,
+                *launched,
                 cwd=cwd,
-                env={**self.environment, **(env or {})},
+                env=environment,
                 stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -215,6 +226,33 @@ class LocalAgent:
 
     async def close(self) -> None:
         pass
+
+
+def _check_runnable(
+    program: str, cwd: str | None, environment: Mapping[str, str], server: str
+) -> None:
+    """The errors that starting ``program`` itself would give, said before a wrapper starts it."""
+    if cwd is not None and not os.path.isdir(cwd):
+        if os.path.exists(cwd):
+            raise AgentError(
+                f"cannot run '{program}' on {server}: working directory '{cwd}' is not a directory"
+            )
+        raise AgentError(
+            f"cannot run '{program}' on {server}: no such program or directory ({cwd})"
+        )
+    found = shutil.which(program, mode=os.F_OK, path=environment.get("PATH", os.defpath))
+    if "/" in program:
+        found = (
+            os.path.join(cwd or "", program)
+            if os.path.exists(os.path.join(cwd or "", program))
+            else None
+        )
+    if found is None:
+        raise AgentError(
+            f"cannot run '{program}' on {server}: no such program or directory ({program})"
+        )
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        raise AgentError(f"cannot run '{program}' on {server}: permission denied")
 
 
 def _info(path: str, result: os.stat_result) -> FileInfo:
