@@ -14,6 +14,8 @@ import threading
 import time
 import urllib.request
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,3 +196,16 @@ def stop(process: subprocess.Popen, log_path: Path | None = None) -> None:
         process.wait(timeout=10)
         tail = log_path.read_text()[-6000:] if log_path else ""
         raise AssertionError(f"{process.args} did not stop on SIGTERM:\n{tail}") from None
+
+
+@contextmanager
+def served_with_raft(data: Path, raft: str, scripts: dict[str, str]) -> Iterator[Site]:
+    """An embedded site serving on a free port, with a raft of OtterScript scripts (item name ->
+    text); stopped afterwards. For the editor's browser tests."""
+    site = Site(data)
+    server = site.serve(subprocess.DEVNULL)
+    try:
+        site.add_raft(raft, scripts)
+        yield site
+    finally:
+        stop(server)

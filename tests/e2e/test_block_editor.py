@@ -5,7 +5,6 @@ text, and what Save and Run send is the blocks' text, with the header of a chose
 
 from __future__ import annotations
 
-import subprocess
 import urllib.parse
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 from engine import OtterSyntaxError, format_script, parse, to_blocks
 from tests.conftest import CORPUS
 from tests.e2e.browser import check_accessibility, watched_page
-from tests.e2e.serving import Site, stop
+from tests.e2e.serving import Site, served_with_raft
 
 SCRIPT = "Log-Information starting;\n"
 TEXTUAL = "##AH:UseTextMode\n\n# says hello\nLog-Information hello;\n"
@@ -42,17 +41,10 @@ def corpus_with_comments(count: int = 4) -> list[Path]:
 
 @pytest.fixture
 def site(tmp_path, services):
-    site = Site(tmp_path)
-    server = site.serve(subprocess.DEVNULL)
-    site.api("POST", "/api/rafts/", {"name": "ops"})
-    for name, content in [("deploy", SCRIPT), ("textual", TEXTUAL), ("broken", BROKEN)]:
-        site.api(
-            "POST",
-            "/api/raft-items/",
-            {"raft": "ops", "name": name, "kind": "script", "content": content},
-        )
-    yield site
-    stop(server)
+    with served_with_raft(
+        tmp_path, "ops", {"deploy": SCRIPT, "textual": TEXTUAL, "broken": BROKEN}
+    ) as site:
+        yield site
 
 
 def stored(site: Site, name: str) -> dict:

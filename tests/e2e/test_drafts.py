@@ -5,7 +5,6 @@ until the user chooses ("Save mine anyway" or "Load their version"). No console 
 
 from __future__ import annotations
 
-import subprocess
 import urllib.error
 import urllib.parse
 from contextlib import contextmanager
@@ -13,7 +12,7 @@ from contextlib import contextmanager
 import pytest
 
 from tests.e2e.browser import Watch, browser, check_accessibility, log_in, watched_page
-from tests.e2e.serving import Site, stop
+from tests.e2e.serving import Site, served_with_raft
 
 # opens in the text mode whatever the item page's default mode is
 SCRIPT = "##AH:UseTextMode\n\nLog-Information starting;\n"
@@ -22,16 +21,8 @@ PAGE = "/rafts/ops/deploy/"
 
 @pytest.fixture
 def site(tmp_path, services):
-    site = Site(tmp_path)
-    server = site.serve(subprocess.DEVNULL)
-    site.api("POST", "/api/rafts/", {"name": "ops"})
-    site.api(
-        "POST",
-        "/api/raft-items/",
-        {"raft": "ops", "name": "deploy", "kind": "script", "content": SCRIPT},
-    )
-    yield site
-    stop(server)
+    with served_with_raft(tmp_path, "ops", {"deploy": SCRIPT}) as site:
+        yield site
 
 
 def stored(site: Site) -> dict:

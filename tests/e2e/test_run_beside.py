@@ -7,12 +7,11 @@ parse) says why on the page. No console errors; the panel passes axe."""
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
 
 from tests.e2e.browser import check_accessibility, watched_page
-from tests.e2e.serving import Site, stop
+from tests.e2e.serving import Site, served_with_raft
 
 # opens as text; logs a few lines on the server it runs on
 SCRIPT = """\
@@ -30,11 +29,10 @@ PANEL = "section#otter-run"
 
 @pytest.fixture
 def site(tmp_path, services):
-    site = Site(tmp_path)
-    server = site.serve(subprocess.DEVNULL)
-    site.add_raft("ops", {"deploy": SCRIPT, "blocky": BLOCKS, "wait": WAIT})
-    yield site
-    stop(server)
+    with served_with_raft(
+        tmp_path, "ops", {"deploy": SCRIPT, "blocky": BLOCKS, "wait": WAIT}
+    ) as site:
+        yield site
 
 
 def open_item(page, site: Site, name: str, mode: str = "text") -> str:

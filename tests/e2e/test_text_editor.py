@@ -3,13 +3,12 @@ diagnostics on the line they concern, completion, Format, and Save storing what 
 
 from __future__ import annotations
 
-import subprocess
 import urllib.parse
 
 import pytest
 
 from tests.e2e.browser import check_accessibility, watched_page
-from tests.e2e.serving import Site, stop
+from tests.e2e.serving import Site, served_with_raft
 
 # text mode by its header (OtterScript opens as blocks otherwise: tests/e2e/test_block_editor.py)
 SCRIPT = "##AH:UseTextMode\n\nLog-Information starting;\n"
@@ -17,16 +16,8 @@ SCRIPT = "##AH:UseTextMode\n\nLog-Information starting;\n"
 
 @pytest.fixture
 def site(tmp_path, services):
-    site = Site(tmp_path)
-    server = site.serve(subprocess.DEVNULL)
-    site.api("POST", "/api/rafts/", {"name": "ops"})
-    site.api(
-        "POST",
-        "/api/raft-items/",
-        {"raft": "ops", "name": "deploy", "kind": "script", "content": SCRIPT},
-    )
-    yield site
-    stop(server)
+    with served_with_raft(tmp_path, "ops", {"deploy": SCRIPT}) as site:
+        yield site
 
 
 def editor_text(page) -> str:
