@@ -133,18 +133,20 @@ def kill_orphans(is_running: Callable[[int], bool]) -> list[int]:
         if not execution_id.isdigit() or is_running(int(execution_id)):
             continue
         groups = {int(line) for line in path.read_text().split() if line.isdigit()}
+        left = []
         for pid in _members(groups, f"{MARKER}={execution_id}"):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 continue
-            killed.append(pid)
-        if killed:
+            left.append(pid)
+        if left:
             logger.warning(
                 "execution=%s processes=%s message='killed processes left by a lost execution'",
                 execution_id,
-                ",".join(map(str, killed)),
+                ",".join(map(str, left)),
             )
+        killed.extend(left)
         path.unlink(missing_ok=True)
     return killed
 
