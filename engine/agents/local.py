@@ -240,13 +240,11 @@ def _check_runnable(
         raise AgentError(
             f"cannot run '{program}' on {server}: no such program or directory ({cwd})"
         )
-    found = shutil.which(program, mode=os.F_OK, path=environment.get("PATH", os.defpath))
-    if "/" in program:
-        found = (
-            os.path.join(cwd or "", program)
-            if os.path.exists(os.path.join(cwd or "", program))
-            else None
-        )
+    if "/" in program:  # a path, from the working directory when relative
+        path = os.path.join(cwd or "", program)
+        found = path if os.path.exists(path) else None
+    else:
+        found = shutil.which(program, mode=os.F_OK, path=environment.get("PATH", os.defpath))
     if found is None:
         raise AgentError(
             f"cannot run '{program}' on {server}: no such program or directory ({program})"
