@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from otterweb.api.permissions import view_and
 from otterweb.api.queries import whole_number
-from otterweb.executions import services
+from otterweb.executions import selectors, services
 from otterweb.executions.events import LEVEL_NAMES
 from otterweb.executions.models import (
     Execution,
@@ -292,7 +292,7 @@ class ExecutionViewSet(
             )
             or 0
         )
-        entries = LogEntry.objects.filter(execution=execution, seq__gt=after).order_by("seq")[:1000]
+        entries = selectors.log_entries_after(execution_id=execution.pk, seq=after)
         return Response(LogEntrySerializer(entries, many=True).data)
 
     @extend_schema(request=None, responses={202: ExecutionSerializer})

@@ -17,8 +17,8 @@ from otterweb.executions.events import (
     status_message,
 )
 from otterweb.executions.models import Execution, LogEntry, LogScope
+from otterweb.executions.selectors import log_entries_after
 
-BACKLOG_PAGE = 1000
 FORBIDDEN = 4403
 NOT_FOUND = 4404
 
@@ -60,7 +60,7 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(status_message(execution))
         await self.send_scopes(scopes)
         while True:
-            entries = await database_sync_to_async(self._entries_after)(self.sent)
+            entries = await self.entries_after(self.sent)
             if not entries:
                 break
             await self.send_entries(entries)
@@ -71,11 +71,9 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
         execution = Execution.objects.get(pk=self.execution_id)
         return execution, list(LogScope.objects.filter(execution_id=self.execution_id))
 
-    def _entries_after(self, seq: int) -> list[LogEntry]:
-        return list(
-            LogEntry.objects.filter(execution_id=self.execution_id, seq__gt=seq).order_by("seq")[
-                :BACKLOG_PAGE
-            ]
+    async def entries_after(self, seq: int) -> list[LogEntry]:
+        return await database_sync_to_async(log_entries_after)(
+            execution_id=self.execution_id, seq=seq
         )
 
     async def send_scopes(self, scopes: list[LogScope]) -> None:
@@ -115,7 +113,7 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
         """Send stored entries up to ``until`` that this client has not had (messages the layer
         dropped), a page at a time."""
         while self.sent < until:
-            entries = await database_sync_to_async(self._entries_after)(self.sent)
+            entries = await self.entries_after(self.sent)
             entries = [e for e in entries if e.seq <= until]
             if not entries:
                 return

@@ -1,4 +1,5 @@
-"""Reading executions: the list's filters, the dashboard, and where a run would go."""
+"""Reading executions: the list's filters, the dashboard, an execution's log, and where a run
+would go."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from otterweb.executions.models import Execution, Mode
+from otterweb.executions.models import Execution, LogEntry, Mode
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.inventory.selectors import servers_for
 from otterweb.rafts.models import Raft
@@ -116,6 +117,18 @@ def counts() -> Counts:
         rafts=Raft.objects.count(),
         executions=Execution.objects.count(),
     )
+
+
+# ---- an execution's log
+
+LOG_PAGE = 1000
+
+
+def log_entries_after(*, execution_id: int, seq: int) -> list[LogEntry]:
+    """The execution's stored log entries after ``seq``, in order, at most LOG_PAGE of them:
+    what the API and the websocket send a client that has every entry up to ``seq``."""
+    entries = LogEntry.objects.filter(execution_id=execution_id, seq__gt=seq).order_by("seq")
+    return list(entries[:LOG_PAGE])
 
 
 # ---- where a run would go
