@@ -16,6 +16,7 @@ from typing import Literal
 
 from engine import ast
 from engine.limits import nesting_guard
+from engine.visitor import Visitor
 
 INDENT = "    "
 
@@ -59,7 +60,7 @@ def format_script(script: ast.Script) -> str:
 def format_statement(statement: ast.Statement, indent: int = 0) -> str:
     writer = _Writer()
     with nesting_guard(statement):
-        writer.statement(statement, indent, first=True)
+        writer.statement(statement, indent)
     return writer.text()
 
 
@@ -298,7 +299,7 @@ def _predicate(predicate: ast.Predicate, parent: int) -> str:
 # ---- statements -------------------------------------------------------------------------------
 
 
-class _Writer:
+class _Writer(Visitor[None]):
     def __init__(self) -> None:
         self.lines: list[str] = []
 
@@ -329,7 +330,7 @@ class _Writer:
                 statement.blank_line_before or isinstance(previous, ast.Comment)
             ):
                 self.blank()
-            self.statement(statement, indent, first=previous is None)
+            self.statement(statement, indent)
             previous = statement
 
     def block(self, body: ast.Body, indent: int) -> None:
@@ -337,23 +338,22 @@ class _Writer:
         self.body(body, indent + 1)
         self.line(indent, "}")
 
-    def statement(self, statement: ast.Statement, indent: int, first: bool = False) -> None:
+    def statement(self, statement: ast.Statement, indent: int) -> None:
         self.comments(indent, statement.description)
-        method = getattr(self, "visit_" + type(statement).__name__)
-        method(statement, indent)
+        self.visit(statement, indent)
 
     # one method per statement type
 
-    def visit_Comment(self, node: ast.Comment, indent: int) -> None:
+    def visit_comment(self, node: ast.Comment, indent: int) -> None:
         self.comments(indent, node.lines)
 
-    def visit_OperationCall(self, node: ast.OperationCall, indent: int) -> None:
+    def visit_operation_call(self, node: ast.OperationCall, indent: int) -> None:
         head = node.qualified_name
         if node.positional is not None:
             head += " " + _expression(node.positional, "positional", indent)
         self.call(head, node.arguments, node.trailing_comment, indent)
 
-    def visit_CallModule(self, node: ast.CallModule, indent: int) -> None:
+    def visit_call_module(self, node: ast.CallModule, indent: int) -> None:
         head = f"call {node.raft}::{node.name}" if node.raft else f"call {node.name}"
         self.call(head, node.arguments, node.trailing_comment, indent)
 
@@ -376,30 +376,30 @@ class _Writer:
         self.line(indent, ")")
         self.end(";", trailing)
 
-    def visit_Block(self, node: ast.Block, indent: int) -> None:
+    def visit_block(self, node: ast.Block, indent: int) -> None:
         self.block(node.body, indent)
         self.end("", node.trailing_comment)
 
-    def visit_SetVariable(self, node: ast.SetVariable, indent: int) -> None:
+    def visit_set_variable(self, node: ast.SetVariable, indent: int) -> None:
         scope = f"{node.scope} " if node.scope else ""
         indexes = "".join(f"[{_expression(key, 'index', indent)}]" for key in node.indexes)
         value = _expression(node.value, "line", indent)
         self.line(indent, f"set {scope}{_variable(node.variable)}{indexes} = {value}")
         self.end(";", node.trailing_comment)
 
-    def visit_GlobalDeclaration(self, node: ast.GlobalDeclaration, indent: int) -> None:
+    def visit_global_declaration(self, node: ast.GlobalDeclaration, indent: int) -> None:
         value = f" = {_expression(node.value, 'line', indent)}" if node.value is not None else ""
         self.line(indent, f"global {_variable(node.variable)}{value}")
         self.end(";", node.trailing_comment)
 
-    def visit_Log(self, node: ast.Log, indent: int) -> None:
+    def visit_log(self, node: ast.Log, indent: int) -> None:
         self.line(
             indent,
             f"{ast.Log.keyword_by_level[node.level]} {_expression(node.message, 'line', indent)}",
         )
         self.end(";", node.trailing_comment)
 
-    def visit_If(self, node: ast.If, indent: int) -> None:
+    def visit_if(self, node: ast.If, indent: int) -> None:
         self.line(indent, f"if {_predicate(node.condition, 0)}")
         self.block(node.body, indent)
         for clause in node.else_ifs:
@@ -410,7 +410,7 @@ class _Writer:
             self.block(node.else_body, indent)
         self.end("", node.trailing_comment)
 
-    def visit_ForEach(self, node: ast.ForEach, indent: int) -> None:
+    def visit_for_each(self, node: ast.ForEach, indent: int) -> None:
         self.line(
             indent,
             f"foreach {_variable(node.variable)} in {_expression(node.source, 'context', indent)}",
@@ -418,19 +418,19 @@ class _Writer:
         self.block(node.body, indent)
         self.end("", node.trailing_comment)
 
-    def visit_ContextIteration(self, node: ast.ContextIteration, indent: int) -> None:
+    def visit_context_iteration(self, node: ast.ContextIteration, indent: int) -> None:
         self.line(
             indent, f"foreach {node.context} in {_expression(node.source, 'context', indent)}"
         )
         self.block(node.body, indent)
         self.end("", node.trailing_comment)
 
-    def visit_SetContext(self, node: ast.SetContext, indent: int) -> None:
+    def visit_set_context(self, node: ast.SetContext, indent: int) -> None:
         self.line(indent, f"for {node.context} {_expression(node.value, 'context', indent)}")
         self.block(node.body, indent)
         self.end("", node.trailing_comment)
 
-    def visit_With(self, node: ast.With, indent: int) -> None:
+    def visit_with(self, node: ast.With, indent: int) -> None:
         directives = ", ".join(
             d.name if d.value is None else f"{d.name}={d.value}" for d in node.directives
         )
@@ -438,17 +438,17 @@ class _Writer:
         self.block(node.body, indent)
         self.end("", node.trailing_comment)
 
-    def visit_Try(self, node: ast.Try, indent: int) -> None:
+    def visit_try(self, node: ast.Try, indent: int) -> None:
         self.line(indent, "try")
         self.block(node.body, indent)
         self.line(indent, "catch")
         self.block(node.catch_body, indent)
         self.end("", node.trailing_comment)
 
-    def visit_Await(self, node: ast.Await, indent: int) -> None:
+    def visit_await(self, node: ast.Await, indent: int) -> None:
         self.simple(f"await {node.token}" if node.token else "await", node, indent)
 
-    def visit_Throw(self, node: ast.Throw, indent: int) -> None:
+    def visit_throw(self, node: ast.Throw, indent: int) -> None:
         text = (
             "throw"
             if node.message is None
@@ -456,32 +456,32 @@ class _Writer:
         )
         self.simple(text, node, indent)
 
-    def visit_Fail(self, node: ast.Fail, indent: int) -> None:
+    def visit_fail(self, node: ast.Fail, indent: int) -> None:
         self.simple("fail", node, indent)
 
-    def visit_Error(self, node: ast.Error, indent: int) -> None:
+    def visit_error(self, node: ast.Error, indent: int) -> None:
         self.simple("error", node, indent)
 
-    def visit_Warn(self, node: ast.Warn, indent: int) -> None:
+    def visit_warn(self, node: ast.Warn, indent: int) -> None:
         self.simple("force warn" if node.force else "warn", node, indent)
 
-    def visit_ForceNormal(self, node: ast.ForceNormal, indent: int) -> None:
+    def visit_force_normal(self, node: ast.ForceNormal, indent: int) -> None:
         self.simple("force normal", node, indent)
 
-    def visit_Break(self, node: ast.Break, indent: int) -> None:
+    def visit_break(self, node: ast.Break, indent: int) -> None:
         self.simple("break", node, indent)
 
-    def visit_Continue(self, node: ast.Continue, indent: int) -> None:
+    def visit_continue(self, node: ast.Continue, indent: int) -> None:
         self.simple("continue", node, indent)
 
-    def visit_Return(self, node: ast.Return, indent: int) -> None:
+    def visit_return(self, node: ast.Return, indent: int) -> None:
         self.simple("return", node, indent)
 
     def simple(self, text: str, node: ast.Statement, indent: int) -> None:
         self.line(indent, text)
         self.end(";", node.trailing_comment)
 
-    def visit_ModuleDeclaration(self, node: ast.ModuleDeclaration, indent: int) -> None:
+    def visit_module_declaration(self, node: ast.ModuleDeclaration, indent: int) -> None:
         head = f"module {node.name}"
         if node.parameters:
             head += "<" + ", ".join(_parameter(p, indent) for p in node.parameters) + ">"

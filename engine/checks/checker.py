@@ -16,6 +16,7 @@ from engine.keywords import NOT_STATEMENTS, STATEMENT_KEYWORDS
 from engine.limits import nesting_problem, too_deep
 from engine.registry import REGISTRY, ParamType
 from engine.spans import Span
+from engine.visitor import Visitor
 
 KIND_NAMES = {"$": "a text (scalar)", "@": "a list (vector)", "%": "a map"}
 ORDERING = re.compile(r"\s(<|>|<=|>=)\s")
@@ -37,7 +38,7 @@ class _Scope:
     modules: dict[str, ast.ModuleDeclaration] = field(default_factory=dict)
 
 
-class _Checker:
+class _Checker(Visitor[None]):
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
         self.scopes: list[_Scope] = []
@@ -49,16 +50,13 @@ class _Checker:
         span = node.span or NOWHERE
         self.diagnostics.append(Diagnostic.at(span, message, severity=severity, code=code))  # type: ignore[arg-type]
 
-    def visit(self, node: ast.Node) -> None:
-        getattr(self, "visit_" + type(node).__name__)(node)
-
     def generic(self, node: ast.Node) -> None:
         for child in node.children():
             self.visit(child)
 
     # ---- scripts and bodies
 
-    def visit_Script(self, node: ast.Script) -> None:
+    def visit_script(self, node: ast.Script) -> None:
         self.async_tokens = {
             d.value.casefold()
             for d in _walk_type(node, ast.Directive)
@@ -107,7 +105,7 @@ class _Checker:
 
     # ---- statements
 
-    def visit_OperationCall(self, node: ast.OperationCall) -> None:
+    def visit_operation_call(self, node: ast.OperationCall) -> None:
         lowered = node.name.casefold()
         if node.namespace is None and lowered in NOT_STATEMENTS:
             self.report(
@@ -188,7 +186,7 @@ class _Checker:
                 code="operation-argument",
             )
 
-    def visit_CallModule(self, node: ast.CallModule) -> None:
+    def visit_call_module(self, node: ast.CallModule) -> None:
         self.generic(node)
         if node.raft is not None:
             return
@@ -228,15 +226,15 @@ class _Checker:
                     code="module-argument",
                 )
 
-    def visit_Block(self, node: ast.Block) -> None:
+    def visit_block(self, node: ast.Block) -> None:
         self.body(node.body)
 
-    def visit_SetVariable(self, node: ast.SetVariable) -> None:
+    def visit_set_variable(self, node: ast.SetVariable) -> None:
         if not node.indexes:
             self.sigil_matches(node.variable, node.value)
         self.generic_expressions(node)
 
-    def visit_GlobalDeclaration(self, node: ast.GlobalDeclaration) -> None:
+    def visit_global_declaration(self, node: ast.GlobalDeclaration) -> None:
         if node.value is not None:
             self.sigil_matches(node.variable, node.value)
         self.generic_expressions(node)
@@ -251,26 +249,26 @@ class _Checker:
                 code="sigil",
             )
 
-    def visit_Log(self, node: ast.Log) -> None:
+    def visit_log(self, node: ast.Log) -> None:
         self.generic(node)
 
-    def visit_If(self, node: ast.If) -> None:
+    def visit_if(self, node: ast.If) -> None:
         self.visit(node.condition)
         self.body(node.body)
         for clause in node.else_ifs:
             self.visit(clause)
         self.body(node.else_body)
 
-    def visit_ElseIf(self, node: ast.ElseIf) -> None:
+    def visit_else_if(self, node: ast.ElseIf) -> None:
         self.visit(node.condition)
         self.body(node.body)
 
-    def visit_ForEach(self, node: ast.ForEach) -> None:
+    def visit_for_each(self, node: ast.ForEach) -> None:
         self.needs_list(node.source, f"foreach {node.variable.sigil}{node.variable.name}")
         self.visit(node.source)
         self.loop(node.body)
 
-    def visit_ContextIteration(self, node: ast.ContextIteration) -> None:
+    def visit_context_iteration(self, node: ast.ContextIteration) -> None:
         self.needs_list(node.source, f"foreach {node.context}")
         self.visit(node.source)
         self.loop(node.body)
@@ -289,7 +287,7 @@ class _Checker:
         self.body(body)
         self.loops -= 1
 
-    def visit_SetContext(self, node: ast.SetContext) -> None:
+    def visit_set_context(self, node: ast.SetContext) -> None:
         kind = ast.kind_of(node.value)
         if kind is not None and kind != "$":
             self.report(
@@ -300,7 +298,7 @@ class _Checker:
         self.visit(node.value)
         self.body(node.body)
 
-    def visit_With(self, node: ast.With) -> None:
+    def visit_with(self, node: ast.With) -> None:
         locked = any(d.name == "lock" for d in node.directives)
         if locked and self.locks:
             self.report(
@@ -312,14 +310,14 @@ class _Checker:
         self.body(node.body)
         self.locks -= locked
 
-    def visit_Directive(self, node: ast.Directive) -> None:
+    def visit_directive(self, node: ast.Directive) -> None:
         pass
 
-    def visit_Try(self, node: ast.Try) -> None:
+    def visit_try(self, node: ast.Try) -> None:
         self.body(node.body)
         self.body(node.catch_body)
 
-    def visit_Await(self, node: ast.Await) -> None:
+    def visit_await(self, node: ast.Await) -> None:
         if node.token and node.token.casefold() not in self.async_tokens:
             self.report(
                 node,
@@ -328,13 +326,13 @@ class _Checker:
                 code="await-token",
             )
 
-    def visit_Throw(self, node: ast.Throw) -> None:
+    def visit_throw(self, node: ast.Throw) -> None:
         self.generic(node)
 
-    def visit_Break(self, node: ast.Break) -> None:
+    def visit_break(self, node: ast.Break) -> None:
         self.outside_loop(node, "break")
 
-    def visit_Continue(self, node: ast.Continue) -> None:
+    def visit_continue(self, node: ast.Continue) -> None:
         self.outside_loop(node, "continue")
 
     def outside_loop(self, node: ast.Statement, word: str) -> None:
@@ -346,25 +344,25 @@ class _Checker:
                 code="loop-control",
             )
 
-    def visit_ModuleDeclaration(self, node: ast.ModuleDeclaration) -> None:
+    def visit_module_declaration(self, node: ast.ModuleDeclaration) -> None:
         for parameter in node.parameters:
             self.visit(parameter)
         loops, self.loops = self.loops, 0
         self.body(node.body)
         self.loops = loops
 
-    def visit_ModuleParameter(self, node: ast.ModuleParameter) -> None:
+    def visit_module_parameter(self, node: ast.ModuleParameter) -> None:
         self.generic(node)
 
-    def visit_Fail(self, node: ast.Fail) -> None:
+    def visit_fail(self, node: ast.Fail) -> None:
         pass
 
-    visit_Error = visit_Warn = visit_ForceNormal = visit_Return = visit_Comment = visit_Fail
+    visit_error = visit_warn = visit_force_normal = visit_return = visit_comment = visit_fail
 
-    def visit_Argument(self, node: ast.Argument) -> None:
+    def visit_argument(self, node: ast.Argument) -> None:
         self.generic(node)
 
-    def visit_OutputArgument(self, node: ast.OutputArgument) -> None:
+    def visit_output_argument(self, node: ast.OutputArgument) -> None:
         pass
 
     def generic_expressions(self, node: ast.Node) -> None:
@@ -372,7 +370,7 @@ class _Checker:
 
     # ---- conditions
 
-    def visit_IsTrue(self, node: ast.IsTrue) -> None:
+    def visit_is_true(self, node: ast.IsTrue) -> None:
         operand = node.operand
         if isinstance(operand, ast.Scalar):
             for part in operand.parts:
@@ -386,14 +384,14 @@ class _Checker:
                     break
         self.generic(node)
 
-    def visit_Or(self, node: ast.Or) -> None:
+    def visit_or(self, node: ast.Or) -> None:
         self.generic(node)
 
-    visit_And = visit_Not = visit_Compare = visit_Or
+    visit_and = visit_not = visit_compare = visit_or
 
     # ---- values
 
-    def visit_Scalar(self, node: ast.Scalar) -> None:
+    def visit_scalar(self, node: ast.Scalar) -> None:
         if node.style == "implicit":
             for part in node.parts:
                 if isinstance(part, ast.Text) and part.value.count('"') % 2 == 1:
@@ -406,13 +404,13 @@ class _Checker:
                     break
         self.generic(node)
 
-    def visit_Text(self, node: ast.Text) -> None:
+    def visit_text(self, node: ast.Text) -> None:
         pass
 
-    def visit_VariableRef(self, node: ast.VariableRef) -> None:
+    def visit_variable_ref(self, node: ast.VariableRef) -> None:
         pass
 
-    def visit_FunctionCall(self, node: ast.FunctionCall) -> None:
+    def visit_function_call(self, node: ast.FunctionCall) -> None:
         spec = REGISTRY.find_function(node.name)
         if spec is None:
             self.report(node, f"unknown function {node.sigil}{node.name}", code="unknown-function")
@@ -422,10 +420,10 @@ class _Checker:
                 self.report(node, problem, code="function-arguments")
         self.generic(node)
 
-    def visit_Vector(self, node: ast.Vector) -> None:
+    def visit_vector(self, node: ast.Vector) -> None:
         self.generic(node)
 
-    visit_Interpolation = visit_Map = visit_MapEntry = visit_Index = visit_Vector
+    visit_interpolation = visit_map = visit_map_entry = visit_index = visit_vector
 
 
 def _walk_type(node: ast.Node, kind: type) -> Iterator:

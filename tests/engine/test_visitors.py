@@ -1,5 +1,6 @@
 """Every node type is handled by the formatter, the block converter and the checks: each has a
-sample here, and each sample goes through all three. A new node type without a sample fails."""
+sample here, and each sample goes through all three. A new node type without a sample fails, and
+so does a visitor without a method for a node type it meets."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import json
 
 import pytest
 
-from engine import ast, check, format_script, from_blocks, parse, to_blocks
+from engine import ast, check, format_script, formatter, from_blocks, parse, to_blocks
 from engine.checks import checker
+from engine.visitor import method_name
 
 
 def text(value: str) -> ast.Scalar:
@@ -154,6 +156,26 @@ def test_visitors_sample_goes_through_formatter_blocks_and_checks(node_type: typ
     assert [d for d in check(script) if d.is_error] == []
 
 
-def test_visitors_checker_has_a_method_for_every_node_type() -> None:
-    for cls in ast.node_types():
-        assert hasattr(checker._Checker, f"visit_{cls.__name__}"), cls.__name__
+STATEMENT_TYPES = [cls for cls in ast.node_types() if issubclass(cls, ast.Statement)]
+# each visitor and the node types it meets: the formatter writes a value or a condition as
+# text of its statement (format_expression and format_condition)
+VISITORS = [
+    (checker._Checker, ast.node_types()),
+    (formatter._Writer, STATEMENT_TYPES),
+]
+NAMES = [visitor.__module__ + "." + visitor.__name__ for visitor, _ in VISITORS]
+
+
+@pytest.mark.parametrize(("visitor", "node_types"), VISITORS, ids=NAMES)
+def test_visitors_visitor_has_a_method_for_every_node_type_it_meets(
+    visitor: type, node_types: list[type[ast.Node]]
+) -> None:
+    assert [cls.__name__ for cls in node_types if not hasattr(visitor, method_name(cls))] == []
+
+
+@pytest.mark.parametrize(("visitor", "node_types"), VISITORS, ids=NAMES)
+def test_visitors_visitor_methods_each_name_a_node_type(
+    visitor: type, node_types: list[type[ast.Node]]
+) -> None:
+    methods = {name for name in dir(visitor) if name.startswith("visit_")}
+    assert methods - {method_name(cls) for cls in node_types} == set()
