@@ -24,6 +24,30 @@ class Span(NamedTuple):
         last = self if self.end >= other.end else other
         return Span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
 
+    def shifted(self, offset: int, line: int, column: int) -> Span:
+        """This span, measured in a text that stands at ``offset``, ``line``, ``column`` of a
+        larger one (a string's body in its script), moved to its place in the larger text."""
+        return Span(
+            offset + self.start,
+            offset + self.end,
+            line + self.line - 1,
+            self.column + column - 1 if self.line == 1 else self.column,
+            line + self.end_line - 1,
+            self.end_column + column - 1 if self.end_line == 1 else self.end_column,
+        )
+
+    def trimmed(self, lead: int = 0, trail: int = 0) -> Span:
+        """This span less ``lead`` characters at its start and ``trail`` at its end, on the
+        lines where it starts and ends."""
+        return Span(
+            self.start + lead,
+            self.end - trail,
+            self.line,
+            self.column + lead,
+            self.end_line,
+            self.end_column - trail,
+        )
+
     def to_dict(self) -> dict[str, int]:
         return self._asdict()
 
