@@ -5,7 +5,7 @@ import sys
 
 
 def main() -> None:
-    from otterweb import use_default_settings
+    from otterweb.settings import use_default_settings
 
     use_default_settings()
     from django.core.management import execute_from_command_line

@@ -2,7 +2,7 @@
 
 from django.core.asgi import get_asgi_application
 
-from otterweb import use_default_settings
+from otterweb.settings import use_default_settings
 
 use_default_settings()
 django_application = get_asgi_application()

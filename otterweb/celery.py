@@ -3,12 +3,11 @@ machines, each with OTTERWEB_DATABASE_URL and OTTERWEB_REDIS_URL set like the we
 
 from __future__ import annotations
 
-import threading
-
 from celery import Celery
 from celery.signals import worker_ready, worker_shutdown
+from django.apps import apps
 
-from otterweb import use_default_settings
+from otterweb.settings import use_default_settings
 
 use_default_settings()
 
@@ -16,18 +15,14 @@ app = Celery("otterweb")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-_stop_housekeeping = threading.Event()
-
 
 @worker_ready.connect
-def _start_housekeeping(**_) -> None:
-    """Every worker also closes executions of workers that died, so no execution stays
-    "executing" as long as one worker is alive."""
-    from otterweb.executions.dispatch import start_housekeeper
-
-    start_housekeeper(_stop_housekeeping)
+def _run_executions(**_) -> None:
+    """A worker also keeps house (see dispatch.Housekeeper), so no execution stays "executing"
+    as long as one worker is alive."""
+    apps.get_app_config("executions").dispatcher.start()
 
 
 @worker_shutdown.connect
 def _stop(**_) -> None:
-    _stop_housekeeping.set()
+    apps.get_app_config("executions").dispatcher.stop()

@@ -8,7 +8,12 @@ class ExecutionsConfig(AppConfig):
     verbose_name = "Jobs and executions"
 
     def ready(self) -> None:
+        from otterweb.executions import dispatch  # it imports the models: loaded only now
+
         checks.register(distributed_settings, checks.Tags.compatibility)
+        # Where the executions made in this process go, chosen once; the processes that run
+        # them (`manage.py serve`, Celery workers) start it.
+        self.dispatcher = dispatch.from_settings()
 
 
 def distributed_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:

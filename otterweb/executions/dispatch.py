@@ -1,133 +1,180 @@
-"""Handing pending executions to workers. The embedded default runs them on a thread pool in
-the web server's process (`manage.py serve`); the distributed mode sends them to Celery workers
-(`celery -A otterweb worker`). Either way `run` is the worker's side, and a housekeeper in every
-serving process closes executions whose worker died and picks up those left pending."""
+"""Handing pending executions to workers.
+
+Every process has one dispatcher, chosen once from the settings when Django starts and held by
+the executions app (``current()``). The embedded default runs executions on worker threads of
+the web server's process (`manage.py serve` starts them); the distributed mode sends them to
+Celery workers (`celery -A otterweb worker`); any other process, and the tests, leave them
+pending. A process that runs executions starts its dispatcher, and with it a housekeeper that
+closes executions whose worker died and hands out again those left pending."""
 
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
+from django.apps import apps
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import close_old_connections
 from django.utils import timezone
 
+from otterweb.executions import runner, tasks
+from otterweb.executions.models import Execution
+
 logger = logging.getLogger(__name__)
 
-_pool: ThreadPoolExecutor | None = None
-_queued: set[int] = set()  # embedded: queued on this process's pool and not yet started
-_queued_lock = threading.Lock()
-# In the embedded mode only the serving process runs executions (`serve` turns this on). Any
-# other process (a shell, a management command) leaves them pending; the server picks them up.
-serving = False
 
-# The embedded server picks up pending executions within seconds. Celery holds its queue even
-# while every worker is busy, so an execution is sent again only when it looks lost in transit.
-PICK_UP_AFTER_SECONDS = {"embedded": 5.0, "celery": 300.0}
+class Dispatcher:
+    """Where the executions made in this process go. This one leaves them pending
+    (OTTERWEB_DISPATCH "none": the tests run executions themselves)."""
+
+    # A pending execution older than this is handed out again by the housekeeper (None: never).
+    pick_up_after: float | None = None
+    workers = "no workers (executions stay pending)"
+
+    def __init__(self) -> None:
+        self._housekeeper: Housekeeper | None = None
+
+    def dispatch(self, execution_id: int) -> None:
+        """Queue an execution (called when the transaction that made it commits)."""
+
+    def start(self) -> None:
+        """This process runs executions from now on (`manage.py serve`, a Celery worker): it
+        also keeps house."""
+        self._housekeeper = Housekeeper(self)
+        self._housekeeper.start()
+
+    def stop(self) -> None:
+        """This process is stopping."""
+        if self._housekeeper is not None:
+            self._housekeeper.stop()
+
+    def dispatch_pending(self) -> list[int]:
+        """Dispatch executions still pending a while after they were made (made by another
+        process, lost in transit, or left by a restart). Running one twice is impossible:
+        runner.run_execution claims it first."""
+        if self.pick_up_after is None:
+            return []
+        cutoff = timezone.now() - timedelta(seconds=self.pick_up_after)
+        pending = list(
+            Execution.objects.filter(
+                run_state=Execution.RunState.PENDING, created__lt=cutoff
+            ).values_list("pk", flat=True)
+        )
+        for execution_id in pending:
+            self.dispatch(execution_id)
+        return pending
 
 
-def mode() -> str:
-    return settings.OTTERWEB_DISPATCH
+class WorkerThreads(Dispatcher):
+    """The embedded mode: a pool of threads in the serving process runs executions, once
+    `manage.py serve` has started it. Any other process (a shell, a management command) leaves
+    them pending, and the serving process picks them up."""
+
+    pick_up_after = 5.0  # the server picks up pending executions within seconds
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+        self.workers = f"{size} worker threads"
+        self._pool: ThreadPoolExecutor | None = None
+        self._queued: set[int] = set()  # queued on the pool and not yet started
+        self._lock = threading.Lock()
+
+    def dispatch(self, execution_id: int) -> None:
+        with self._lock:
+            if self._pool is None or execution_id in self._queued:
+                return
+            self._queued.add(execution_id)
+            self._pool.submit(self._run, execution_id)
+
+    def _run(self, execution_id: int) -> None:
+        with self._lock:
+            self._queued.discard(execution_id)
+        runner.run_on_this_thread(execution_id)
+
+    def start(self) -> None:
+        with self._lock:
+            self._pool = ThreadPoolExecutor(
+                max_workers=self.size, thread_name_prefix="otterweb-worker"
+            )
+        super().start()
+
+    def stop(self) -> None:
+        """Cancel what the worker threads run (they end within seconds, their logs stored) and
+        wait for them, instead of for the end of every run. Executions still queued stay
+        pending for the next start."""
+        super().stop()
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        pool.shutdown(wait=False, cancel_futures=True)
+        runner.stop_running_here(
+            "The server was stopped while the execution ran: it was cancelled."
+        )
+        pool.shutdown(wait=True)
 
 
-def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+class CeleryQueue(Dispatcher):
+    """The distributed mode: executions go to Celery workers through the broker."""
 
+    # Celery holds its queue even while every worker is busy: an execution is sent again only
+    # when it looks lost in transit.
+    pick_up_after = 300.0
+    workers = "Celery workers"
 
-def dispatch(execution_id: int) -> None:
-    """Queue an execution (called when the transaction that made it commits)."""
-    if mode() == "celery":
-        from otterweb.executions.tasks import run_execution
-
+    def dispatch(self, execution_id: int) -> None:
         try:
-            run_execution.delay(execution_id)
+            tasks.run_execution.delay(execution_id)
         except Exception as error:  # the broker is down: the housekeeper sends it again later
             logger.error(
                 "execution=%s message='could not queue the execution; it stays pending and is sent again later' error=%r",
                 execution_id,
                 str(error),
             )
-        return
-    if mode() != "embedded" or not serving:
-        return
-    global _pool
-    with _queued_lock:
-        if execution_id in _queued:
-            return
-        _queued.add(execution_id)
-        if _pool is None:
-            _pool = ThreadPoolExecutor(
-                max_workers=settings.OTTERWEB_WORKERS, thread_name_prefix="otterweb-worker"
-            )
-    _pool.submit(run, execution_id)
 
 
-def stop_workers() -> None:
-    """The serving process is stopping: cancel what its worker threads run (they end within
-    seconds, their logs stored) and wait for them, instead of for the end of every run."""
-    from otterweb.executions.services import stop_running_here
-
-    stop_running_here("The server was stopped while the execution ran: it was cancelled.")
-    if _pool is not None:
-        _pool.shutdown(wait=True, cancel_futures=True)
-
-
-def dispatch_pending() -> list[int]:
-    """Dispatch executions still pending a while after they were made (made by another process,
-    lost in transit, or left by a restart). Running one twice is impossible: run_execution claims
-    it first."""
-    from otterweb.executions.models import Execution
-
-    older_than = PICK_UP_AFTER_SECONDS.get(mode())
-    if older_than is None:
-        return []
-    cutoff = timezone.now() - timedelta(seconds=older_than)
-    pending = list(
-        Execution.objects.filter(
-            run_state=Execution.RunState.PENDING, created__lt=cutoff
-        ).values_list("pk", flat=True)
-    )
-    for execution_id in pending:
-        dispatch(execution_id)
-    return pending
+def from_settings() -> Dispatcher:
+    """The dispatcher OTTERWEB_DISPATCH names: "embedded", "celery" or "none"."""
+    mode = settings.OTTERWEB_DISPATCH
+    if mode == "embedded":
+        return WorkerThreads(settings.OTTERWEB_WORKERS)
+    if mode == "celery":
+        return CeleryQueue()
+    if mode == "none":
+        return Dispatcher()
+    raise ImproperlyConfigured(f"OTTERWEB_DISPATCH is embedded, celery or none, not {mode!r}")
 
 
-def run(execution_id: int) -> None:
-    """A worker's side: run the execution on this thread, with database connections of its own."""
-    from otterweb.executions.services import run_execution
-
-    with _queued_lock:
-        _queued.discard(execution_id)
-    close_old_connections()
-    try:
-        run_execution(execution_id, worker=worker_name())
-    except Exception:
-        logger.exception("execution=%s message='the worker failed to run it'", execution_id)
-    finally:
-        close_old_connections()
+def current() -> Dispatcher:
+    """This process's dispatcher."""
+    return apps.get_app_config("executions").dispatcher
 
 
-def start_housekeeper(stop: threading.Event) -> threading.Thread:
-    """Every few seconds, close executions whose worker was lost and pick up pending ones."""
-    thread = threading.Thread(
-        target=_housekeeping, args=(stop,), name="otterweb-housekeeper", daemon=True
-    )
-    thread.start()
-    return thread
+class Housekeeper:
+    """Every few seconds, close executions whose worker was lost, kill the processes they left,
+    and hand out again those left pending, through ``dispatcher``."""
 
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self.dispatcher = dispatcher
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="otterweb-housekeeper", daemon=True)
 
-def _housekeeping(stop: threading.Event) -> None:
-    from otterweb.executions.services import kill_orphans, reap_lost_executions
+    def start(self) -> None:
+        self._thread.start()
 
-    while not stop.wait(settings.OTTERWEB_HOUSEKEEPING_SECONDS):
-        close_old_connections()
-        try:
-            reap_lost_executions()
-            kill_orphans()
-            dispatch_pending()
-        except Exception:
-            logger.exception("message='housekeeping failed; trying again later'")
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        while not self._stop.wait(settings.OTTERWEB_HOUSEKEEPING_SECONDS):
+            close_old_connections()
+            try:
+                runner.reap_lost_executions()
+                runner.kill_orphans()
+                self.dispatcher.dispatch_pending()
+            except Exception:
+                logger.exception("message='housekeeping failed; trying again later'")

@@ -1,45 +1,24 @@
-"""Jobs and executions: making them, running them (one code path for every worker), cancelling
-them, and closing those whose worker died."""
+"""Jobs and executions: making them (dispatched once their transaction commits), job templates,
+and cancelling. Running them is otterweb.executions.runner's."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import threading
-import time
-from datetime import timedelta
 from functools import partial
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
 from engine import OtterSyntaxError, parse
 from engine.ast import targets_servers
-from engine.interpreter import Execution as EngineExecution
 from engine.json_values import from_json_value
-from otterweb.executions import local_runs
-from otterweb.executions.host import DjangoHost
-from otterweb.executions.local_runs import may_run_locally, remove_work_folder, work_folder
-from otterweb.executions.locks import lock_provider
-from otterweb.executions.models import (
-    Execution,
-    Job,
-    JobTemplate,
-    JobTemplatePrompt,
-    LogEntry,
-    Mode,
-)
-from otterweb.executions.publish import publish_batch, publish_complete, publish_status
-from otterweb.executions.sink import DatabaseLogSink
+from otterweb.executions import dispatch
+from otterweb.executions.local_runs import may_run_locally
+from otterweb.executions.models import Execution, Job, JobTemplate, JobTemplatePrompt, Mode
+from otterweb.executions.runner import close_execution
 from otterweb.inventory.models import Server
 from otterweb.inventory.selectors import servers_for
 from otterweb.rafts.models import RaftItem
 
-logger = logging.getLogger(__name__)
-
-CANCEL_POLL_SECONDS = 1.0
 NO_TARGETS = (
     "Choose servers or roles to run on, or target servers in the script with a "
     "“for server …” or “for role …” block."
@@ -90,9 +69,7 @@ def create_job(
         script=text, script_version=version, targets=[s.name for s in targets], variables=variables,
     )  # fmt: skip
     execution = Execution.objects.create(job=job, mode=mode, simulate=simulate)
-    from otterweb.executions.dispatch import dispatch
-
-    transaction.on_commit(lambda: dispatch(execution.pk))
+    transaction.on_commit(partial(dispatch.current().dispatch, execution.pk))
     return execution
 
 
@@ -292,170 +269,6 @@ def delete_job_template(*, template: JobTemplate) -> None:
     template.delete()
 
 
-def run_execution(execution_id: int, *, worker: str) -> None:
-    """Run one execution to its end: the only way an execution runs, whichever worker has it."""
-    with transaction.atomic():
-        execution = Execution.objects.select_for_update().select_related("job").get(pk=execution_id)
-        if execution.run_state != Execution.RunState.PENDING:
-            logger.warning(
-                "execution=%s worker=%s message='already %s: not run again'",
-                execution_id,
-                worker,
-                execution.run_state,
-            )
-            return
-        execution.start(worker=worker)
-    try:
-        _run_started(execution, worker=worker)
-    except Exception as error:  # whatever escapes ends the run now, not when the reaper comes
-        _crashed(execution.pk, error, worker=worker)
-
-
-def _run_started(execution: Execution, *, worker: str) -> None:
-    job = execution.job
-    raft = job.script_version.item.raft.name if job.script_version else None
-    sink = DatabaseLogSink(execution.pk, on_batch=partial(publish_batch, execution.pk))
-    publish_status(execution)
-    host = DjangoHost.load(
-        sink=sink,
-        execution_id=str(execution.pk),
-        working_directory=work_folder(execution.pk),
-        raft=raft,
-        locks=lock_provider(execution.pk, sink.database),
-        may_run_locally=may_run_locally(job.requested_by),
-    )
-    script = parse(job.script, name=job.name)
-    logger.info(
-        "execution=%s worker=%s targets=%d message='started'",
-        execution.pk,
-        worker,
-        len(job.targets),
-    )
-    engine = EngineExecution(
-        script,
-        host=host,
-        mode=execution.mode,
-        simulate=execution.simulate,
-        variables=job.variables,
-        targets=job.targets,
-    )
-    try:
-        result = asyncio.run(_run(execution.pk, engine, sink))
-    finally:
-        remove_work_folder(execution.pk)
-    drift = [
-        {"server": d.server, "operation": d.operation, "line": d.line,
-         "differences": [{"property": x.property, "expected": _json(x.expected), "actual": _json(x.actual)} for x in d.differences]}
-        for d in result.drifted
-    ]  # fmt: skip
-    execution.refresh_from_db()
-    status = result.status.label
-    if sink.volume.limited and status == Execution.Status.NORMAL:
-        status = Execution.Status.WARNING  # its log is not whole: said in the log, and here
-    if result.cancelled and execution.cancel_requested:
-        status = (
-            Execution.Status.CANCELLED
-        )  # someone asked; other stops (limit, shutdown) are errors
-    execution.finish(status=status, drift=drift, error=result.error or "")
-    publish_status(execution)
-    publish_complete(execution)
-    logger.info(
-        "execution=%s worker=%s status=%s duration=%.2f message='finished'",
-        execution.pk,
-        worker,
-        status,
-        result.duration,
-    )
-
-
-def _crashed(execution_id: int, error: Exception, *, worker: str) -> None:
-    """Close an execution whose run raised: status error, the error as its last log line."""
-    logger.exception(
-        "execution=%s worker=%s message='the run failed: closed with status error'",
-        execution_id,
-        worker,
-    )
-    message = f"The execution failed: {type(error).__name__}: {error}"
-    with transaction.atomic():
-        execution = Execution.objects.select_for_update().get(pk=execution_id)
-        if execution.run_state == Execution.RunState.EXECUTING:
-            _close(execution, message, status=Execution.Status.ERROR)
-
-
-# The executions this process runs now, with their event loops: stop_running_here reaches them.
-_running: dict[int, tuple[asyncio.AbstractEventLoop, EngineExecution]] = {}
-_running_lock = threading.Lock()
-
-
-async def _run(execution_id: int, engine: EngineExecution, sink: DatabaseLogSink):
-    storing = asyncio.create_task(sink.run())
-    watching = asyncio.create_task(_watch(execution_id, engine, sink))
-    with _running_lock:
-        _running[execution_id] = (asyncio.get_running_loop(), engine)
-    try:
-        return await engine.run()
-    finally:
-        with _running_lock:
-            del _running[execution_id]
-        watching.cancel()
-        sink.close()
-        await storing
-
-
-def stop_running_here(reason: str) -> list[int]:
-    """Cancel every execution this process runs (the server is stopping): each ends at once
-    with status error, ``reason`` as its last log line, and its processes killed."""
-    with _running_lock:
-        running = dict(_running)
-    for loop, engine in running.values():
-        loop.call_soon_threadsafe(engine.cancel, reason)
-    for execution_id in running:
-        logger.warning("execution=%s message='cancelled: %s'", execution_id, reason)
-    return list(running)
-
-
-async def _watch(execution_id: int, engine: EngineExecution, sink: DatabaseLogSink) -> None:
-    """Beat the heart every few seconds, pass on a cancel request, and stop a run that outlasts
-    the time limit."""
-    every = settings.OTTERWEB_HEARTBEAT_SECONDS
-    limit = settings.OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS
-    started = last_beat = time.monotonic()
-    while True:
-        await asyncio.sleep(min(CANCEL_POLL_SECONDS, every))
-        if await sink.database(_should_stop, execution_id):
-            engine.cancel()
-            return
-        now = time.monotonic()
-        if limit and now - started > limit:
-            logger.warning(
-                "execution=%s limit=%g message='ran longer than its time limit: stopped'",
-                execution_id,
-                limit,
-            )
-            engine.cancel(
-                f"The execution ran longer than its time limit ({limit:g} seconds) and was stopped."
-            )
-            return
-        if now - last_beat >= every:
-            last_beat = now
-            await sink.database(_beat, execution_id)
-
-
-def _beat(execution_id: int) -> None:
-    Execution.objects.filter(pk=execution_id).update(heartbeat=timezone.now())
-
-
-def _should_stop(execution_id: int) -> bool:
-    """Cancel was asked for, or the execution was closed elsewhere (taken for lost)."""
-    return not Execution.objects.filter(
-        pk=execution_id, cancel_requested=False, run_state=Execution.RunState.EXECUTING
-    ).exists()
-
-
-def _json(value):
-    return value if isinstance(value, str | bool | list | dict | type(None)) else str(value)
-
-
 def request_cancel(*, execution: Execution) -> None:
     """Ask the worker running ``execution`` to stop it; a pending one is cancelled at once."""
     with transaction.atomic():
@@ -465,67 +278,8 @@ def request_cancel(*, execution: Execution) -> None:
         execution.cancel_requested = True
         execution.save(update_fields=["cancel_requested"])
         if execution.run_state == Execution.RunState.PENDING:
-            _close(
+            close_execution(
                 execution,
                 "The execution was cancelled before it started.",
                 status=Execution.Status.CANCELLED,
             )
-
-
-def kill_orphans() -> list[int]:
-    """Kill the local processes that executions no longer running left behind (a killed
-    worker's)."""
-    return local_runs.kill_orphans(
-        lambda pk: Execution.objects.filter(pk=pk, run_state=Execution.RunState.EXECUTING).exists()
-    )
-
-
-def reap_lost_executions(*, lost_after: timedelta | None = None) -> list[int]:
-    """Close every execution whose worker stopped sending heartbeats: status error, with a log
-    line saying so after every line already stored."""
-    if lost_after is None:
-        lost_after = timedelta(seconds=settings.OTTERWEB_LOST_AFTER_SECONDS)
-    cutoff = timezone.now() - lost_after
-    reaped = []
-    for execution_id in Execution.objects.filter(
-        run_state=Execution.RunState.EXECUTING, heartbeat__lt=cutoff
-    ).values_list("pk", flat=True):
-        with transaction.atomic():
-            execution = Execution.objects.select_for_update().get(pk=execution_id)
-            if execution.run_state != Execution.RunState.EXECUTING or execution.heartbeat >= cutoff:
-                continue
-            message = (
-                f"The worker {execution.worker or '(unknown)'} stopped responding (last heartbeat "
-                f"{execution.heartbeat:%Y-%m-%d %H:%M:%S} UTC): the execution was lost."
-            )
-            _close(execution, message, status=Execution.Status.ERROR)
-            logger.error(
-                "execution=%s worker=%s message='worker lost; execution closed with status error'",
-                execution.pk,
-                execution.worker,
-            )
-            reaped.append(execution.pk)
-    return reaped
-
-
-def _close(execution: Execution, message: str, *, status: str) -> None:
-    """End an execution that no worker runs: ``message`` as its last log line (an error)."""
-    last = (
-        LogEntry.objects.filter(execution=execution)
-        .order_by("-seq")
-        .values_list("seq", flat=True)
-        .first()
-        or 0
-    )
-    LogEntry.objects.create(
-        execution=execution,
-        seq=last + 1,
-        level=LogEntry.Level.ERROR,
-        message=message,
-        time=timezone.now(),
-    )
-    execution.last_seq = last + 1
-    execution.save(update_fields=["last_seq"])
-    execution.finish(status=status, drift=execution.drift, error=message)
-    publish_status(execution)
-    publish_complete(execution)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from otterweb.celery import app
-from otterweb.executions import dispatch
+from celery import shared_task
 
 
-@app.task(name="otterweb.run_execution")
+@shared_task(name="otterweb.run_execution")
 def run_execution(execution_id: int) -> None:
-    dispatch.run(execution_id)
+    from otterweb.executions import runner
+
+    runner.run_on_this_thread(execution_id)

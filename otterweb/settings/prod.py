@@ -1,7 +1,7 @@
-"""The default settings of every entry point (see otterweb.DEFAULT_SETTINGS): `make run`, daphne,
-Celery workers. DEBUG is off; the keys come from the environment, or are generated into the data
-folder on the first start. Everything else that differs per installation comes from OTTERWEB_*
-variables (docs/deploy.md)."""
+"""The default settings of every entry point (see otterweb.settings.DEFAULT_SETTINGS): `make run`,
+daphne, Celery workers. DEBUG is off; the keys come from the environment, or are generated into
+the data folder on the first start. Everything else that differs per installation comes from
+OTTERWEB_* variables (docs/deploy.md)."""
 
 import os
 

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from otterweb.accounts import tokens
 from otterweb.executions.models import Execution, LogEntry
-from otterweb.executions.services import run_execution
+from otterweb.executions.runner import run_execution
 from otterweb.inventory.models import Credential, Server
 
 pytestmark = pytest.mark.django_db

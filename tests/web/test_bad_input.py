@@ -12,7 +12,8 @@ from rest_framework.test import APIClient
 
 from otterweb.asgi import application
 from otterweb.executions.models import Execution, JobTemplate, LogEntry
-from otterweb.executions.services import create_job, run_execution
+from otterweb.executions.runner import run_execution
+from otterweb.executions.services import create_job
 from otterweb.inventory.models import Server, Variable
 from otterweb.rafts.models import Raft
 from otterweb.rafts.services import save_item

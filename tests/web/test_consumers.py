@@ -19,7 +19,8 @@ from otterweb.asgi import application
 from otterweb.executions import publish
 from otterweb.executions.consumers import ExecutionLogConsumer
 from otterweb.executions.models import LogEntry, LogScope
-from otterweb.executions.services import create_job, run_execution
+from otterweb.executions.runner import run_execution
+from otterweb.executions.services import create_job
 from otterweb.inventory.models import Server
 
 pytestmark = [pytest.mark.django_db(transaction=True)]

@@ -11,14 +11,10 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from engine import MAX_NESTING
-from otterweb.executions import dispatch, services
+from otterweb.executions import runner
 from otterweb.executions.models import Execution, LogEntry, LogScope
-from otterweb.executions.services import (
-    create_job,
-    reap_lost_executions,
-    request_cancel,
-    run_execution,
-)
+from otterweb.executions.runner import reap_lost_executions, run_execution
+from otterweb.executions.services import create_job, request_cancel
 from otterweb.inventory import services as inventory
 from otterweb.inventory.models import Environment, Role, Server
 
@@ -120,7 +116,9 @@ def test_run_execution_stores_drift(servers, tmp_path) -> None:
 
 def test_cancel_stops_a_running_execution_and_kills_its_process(servers) -> None:
     execution = create_job(script="Exec sleep 30;\nLog-Information never;", servers=["web1"])
-    worker = threading.Thread(target=dispatch.run, args=(execution.pk,))  # as a worker thread does
+    worker = threading.Thread(
+        target=runner.run_on_this_thread, args=(execution.pk,)
+    )  # as a worker thread does
     worker.start()
     for _ in range(100):
         execution.refresh_from_db()
@@ -155,7 +153,7 @@ def test_run_execution_closes_as_error_at_once_when_anything_escapes_the_run(
     def broken(**kwargs):
         raise RuntimeError("the host broke")
 
-    monkeypatch.setattr(services.DjangoHost, "load", broken)
+    monkeypatch.setattr(runner.DjangoHost, "load", broken)
     execution = create_job(script="Log-Information x;", servers=["web1"])
     run_execution(execution.pk, worker="test")
     execution.refresh_from_db()

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from otterweb.executions.models import Execution, JobTemplate, JobTemplatePrompt
-from otterweb.executions.services import create_job, run_execution
+from otterweb.executions.runner import run_execution
+from otterweb.executions.services import create_job
 from otterweb.inventory import services as inventory
 from otterweb.inventory.models import Credential, Environment, Role, Server
 from otterweb.rafts import services as rafts

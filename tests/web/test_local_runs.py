@@ -16,7 +16,8 @@ from django.core.exceptions import ValidationError
 
 from otterweb.executions.local_runs import MARKER, process_recorder
 from otterweb.executions.models import Execution, LogEntry
-from otterweb.executions.services import create_job, kill_orphans, run_execution
+from otterweb.executions.runner import kill_orphans, run_execution
+from otterweb.executions.services import create_job
 from otterweb.inventory.models import Server
 
 pytestmark = pytest.mark.django_db(transaction=True)

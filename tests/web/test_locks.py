@@ -10,10 +10,11 @@ import uuid
 
 import pytest
 
-from otterweb.executions import dispatch
+from otterweb.executions import runner
 from otterweb.executions.locks import RedisLocks, take
 from otterweb.executions.models import Execution, GlobalLock, LogEntry
-from otterweb.executions.services import create_job, reap_lost_executions
+from otterweb.executions.runner import reap_lost_executions
+from otterweb.executions.services import create_job
 from otterweb.inventory.models import Server
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -36,7 +37,9 @@ def test_database_locks_serialize_executions_on_two_workers() -> None:
         script="with lock=!DEPLOY { Log-Information start; Sleep 1; Log-Information end; }",
         servers=["here"],
     )
-    workers = [threading.Thread(target=dispatch.run, args=(e.pk,)) for e in (first, second)]
+    workers = [
+        threading.Thread(target=runner.run_on_this_thread, args=(e.pk,)) for e in (first, second)
+    ]
     began = time.monotonic()
     for worker in workers:
         worker.start()

@@ -20,7 +20,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from otterweb.executions.models import Execution, LogEntry, LogScope
-from otterweb.executions.services import create_job, run_execution
+from otterweb.executions.runner import run_execution
+from otterweb.executions.services import create_job
 from otterweb.inventory import secrets
 from otterweb.inventory import services as inventory
 from otterweb.inventory.models import Environment, Role, Server, Variable

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import threading
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+
+from otterweb.executions import dispatch
 
 logger = logging.getLogger("otterweb.serve")
 
@@ -32,19 +33,11 @@ class Command(BaseCommand):
         from daphne.server import Server
 
         from otterweb.asgi import application
-        from otterweb.executions import dispatch
-
-        dispatch.serving = True
 
         _first_admin(self.stdout)
-        stop = threading.Event()
-        dispatch.start_housekeeper(stop)
-        workers = (
-            f"{settings.OTTERWEB_WORKERS} worker threads"
-            if dispatch.mode() == "embedded"
-            else "Celery workers"
-        )
-        self.stdout.write(f"OtterWeb on http://{host}:{port}/ with {workers}")
+        dispatcher = dispatch.current()
+        dispatcher.start()
+        self.stdout.write(f"OtterWeb on http://{host}:{port}/ with {dispatcher.workers}")
         if not _loopback(host) and not settings.HTTPS:
             logger.warning(
                 "address=%s message='plain HTTP on an address other machines reach: put a TLS "
@@ -61,8 +54,7 @@ class Command(BaseCommand):
         try:
             server.run()
         finally:
-            stop.set()
-            dispatch.stop_workers()
+            dispatcher.stop()
 
 
 def _loopback(host: str) -> bool:
