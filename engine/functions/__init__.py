@@ -1,4 +1,13 @@
 """The built-in variable functions (InedoCore's general-purpose set). Importing this package
 registers them."""
 
-from engine.functions import execution, files, json_functions, lists, maps, math, strings  # noqa: F401
+from engine.functions import (  # noqa: F401
+    dates,
+    execution,
+    files,
+    json_functions,
+    lists,
+    maps,
+    math,
+    strings,
+)

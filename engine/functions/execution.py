@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine.registry import function
-from engine.values import to_text
+from engine.registry import REGISTRY, FunctionSpec, function
+from engine.values import kind, to_text
 
 
 @function("ExecutionId", returns="$", description="The id of this execution.")
@@ -61,11 +61,15 @@ def environment_variable(call, name):
     returns="$",
     params=("name", "type"),
     optional=1,
-    description="true when a variable of that name (and kind) is defined.",
+    description="true when a variable of that name (and type: any, scalar, vector or map) is "
+    "defined, or a function that needs no arguments ($IsVariableDefined(ServerName)).",
 )
 def is_variable_defined(call, name, kind_name="any"):
+    sigil = _wanted(kind_name)
     value = call.variable(to_text(name))
-    return "true" if value is not None and _kind_matches(value, to_text(kind_name)) else "false"
+    if value is not None:
+        return "true" if sigil is None or kind(value) == sigil else "false"
+    return "true" if _bare_function(to_text(name), sigil) is not None else "false"
 
 
 @function(
@@ -73,20 +77,48 @@ def is_variable_defined(call, name, kind_name="any"):
     returns=None,
     params=("name", "type"),
     optional=1,
-    description="The value of a variable named at run time.",
+    description="The value of a variable named at run time (or of a function that needs no "
+    "arguments); empty when there is none of that name and type.",
 )
-def get_variable_value(call, name, kind_name="any"):
+async def get_variable_value(call, name, kind_name="any"):
+    sigil = _wanted(kind_name)
     value = call.variable(to_text(name))
-    if value is None or not _kind_matches(value, to_text(kind_name)):
-        raise ValueError(f"no variable '{to_text(name)}' of kind {to_text(kind_name)} is defined")
-    return value
+    if value is not None:
+        return value if sigil is None or kind(value) == sigil else EMPTY[call.sigil]
+    spec = _bare_function(to_text(name), sigil)
+    if spec is None:
+        return EMPTY[call.sigil]
+    result = spec.implementation(call)
+    return await result if spec.is_async else result
 
 
-def _kind_matches(value, kind_name: str) -> bool:
-    wanted = kind_name.strip().lower() or "any"
-    if wanted not in ("any", "scalar", "vector", "map"):
+EMPTY = {"$": "", "@": [], "%": {}}
+KINDS = {"any": None, "scalar": "$", "vector": "@", "map": "%"}
+
+
+def _wanted(kind_name) -> str | None:
+    """The sigil a type argument asks for; None for any."""
+    wanted = to_text(kind_name).strip().lower() or "any"
+    if wanted not in KINDS:
         raise ValueError("type must be any, scalar, vector or map")
-    return wanted == "any" or {"scalar": str, "vector": list, "map": dict}[wanted] is type(value)
+    return KINDS[wanted]
+
+
+def _bare_function(name: str, sigil: str | None) -> FunctionSpec | None:
+    """The function ``$name`` would call without arguments, when it returns that kind."""
+    spec = REGISTRY.find_function(name.lstrip("$@%")) if name.strip() else None
+    if spec is None or len(spec.params) > spec.optional:
+        return None
+    return spec if sigil is None or spec.returns in (None, sigil) else None
+
+
+@function(
+    "IsSimulation",
+    returns="$",
+    description="true when the execution is a simulation (no operation changes anything).",
+)
+def is_simulation(call):
+    return "true" if call.execution.simulate else "false"
 
 
 @function(

@@ -24,10 +24,13 @@ def path_combine(call, *parts):
     "ResolvePath",
     returns="$",
     params=("path",),
-    description="The absolute path of a path relative to the working directory.",
+    optional=1,
+    description="The absolute path of a path relative to the working directory, with / for \\ "
+    "and a / at the end: $ResolvePath(my\\dir) is {WorkingDirectory}/my/dir/.",
 )
-def resolve_path(call, path):
-    return call.resolve(to_text(path))
+def resolve_path(call, path=""):
+    resolved = call.resolve(to_text(path).replace("\\", "/"))
+    return resolved if resolved.endswith("/") else resolved + "/"
 
 
 @function(

@@ -1,9 +1,16 @@
-"""List functions. They return new lists; the arguments are never changed."""
+"""List functions. They return new lists; the arguments are never changed.
+
+An index counts from 0; a negative index counts from the end (-1 is the last item)."""
 
 from __future__ import annotations
 
+import contextlib
+
+from engine.functions.arguments import whole_number
 from engine.registry import function
-from engine.values import Value, copy_value, to_text
+from engine.values import Value, copy_value
+
+LONGEST_LIST = 1_000_000  # what @Range and $ListSet make at most
 
 
 def _list(value: Value) -> list:
@@ -12,16 +19,15 @@ def _list(value: Value) -> list:
     return value
 
 
-def _index(value: Value, items: list, *, insert: bool = False) -> int:
-    try:
-        index = int(to_text(value).strip())
-    except ValueError:
-        raise ValueError(f"the index must be a whole number, not '{to_text(value)}'") from None
+def _position(value: Value, items: list, *, insert: bool = False) -> int:
+    """The index ``value`` names in ``items`` (counting from the end when negative); an
+    insert may also name the end. IndexError when it is outside."""
+    index = whole_number(value, "the index")
+    size = len(items) + (1 if insert else 0)
     if index < 0:
-        index += len(items) + (1 if insert else 0)
-    limit = len(items) + (1 if insert else 0)
-    if not 0 <= index < limit:
-        raise ValueError(f"index {to_text(value)} is outside the list (it has {len(items)} items)")
+        index += size
+    if not 0 <= index < size:
+        raise IndexError(f"index {value} is outside the list (it has {len(items)} items)")
     return index
 
 
@@ -34,7 +40,7 @@ def list_count(call, items):
     "ListConcat",
     returns="@",
     variadic=True,
-    description="One list holding the items of each list in turn.",
+    description="One list holding the items of each list in turn (no lists: an empty list).",
 )
 def list_concat(call, *lists):
     result = []
@@ -47,7 +53,7 @@ def list_concat(call, *lists):
     "ListIndexOf",
     returns="$",
     params=("list", "item"),
-    description="The index of the first item equal to the given one, or -1.",
+    description="The index of the first item equal to the given one (case-sensitive), or -1.",
 )
 def list_index_of(call, items, item):
     for index, candidate in enumerate(_list(items)):
@@ -61,11 +67,12 @@ def list_index_of(call, items, item):
     returns="@",
     params=("list", "item", "index"),
     optional=1,
-    description="The list with an item inserted (at the end by default).",
+    description="The list with an item inserted before an index (0: at the start; the list's "
+    "length or -1: at the end, as without an index); an error outside the list.",
 )
 def list_insert(call, items, item, index=None):
     result = copy_value(_list(items))
-    position = len(result) if index is None else _index(index, result, insert=True)
+    position = len(result) if index is None else _position(index, result, insert=True)
     result.insert(position, copy_value(item))
     return result
 
@@ -74,22 +81,23 @@ def list_insert(call, items, item, index=None):
     "ListItem",
     returns=None,
     params=("list", "index"),
-    description="The item at an index (0 is the first; negative counts from the end).",
+    description="The item at an index (0 is the first, -1 the last); an error outside the list.",
 )
 def list_item(call, items, index):
     items = _list(items)
-    return copy_value(items[_index(index, items)])
+    return copy_value(items[_position(index, items)])
 
 
 @function(
     "ListRemove",
     returns="@",
     params=("list", "index"),
-    description="The list without the item at an index.",
+    description="The list without the item at an index; an index outside the list removes nothing.",
 )
 def list_remove(call, items, index):
     result = copy_value(_list(items))
-    del result[_index(index, result)]
+    with contextlib.suppress(IndexError):
+        del result[_position(index, result)]
     return result
 
 
@@ -97,11 +105,16 @@ def list_remove(call, items, index):
     "ListSet",
     returns="@",
     params=("list", "index", "item"),
-    description="The list with the item at an index replaced.",
+    description="The list with the item at an index replaced; an index past the end grows the "
+    "list with empty items; a negative one counts from the end.",
 )
 def list_set(call, items, index, item):
     result = copy_value(_list(items))
-    result[_index(index, result)] = copy_value(item)
+    position = whole_number(index, "the index")
+    if position >= LONGEST_LIST:
+        raise ValueError(f"index {position} would make a list longer than {LONGEST_LIST:,} items")
+    result.extend("" for _ in range(position + 1 - len(result)))
+    result[_position(index, result)] = copy_value(item)
     return result
 
 
@@ -109,15 +122,13 @@ def list_set(call, items, index, item):
     "Range",
     returns="@",
     params=("start", "count"),
-    description="count whole numbers from start: @Range(1, 3) is @(1, 2, 3).",
+    description="count whole numbers from start: @Range(1, 3) is @(1, 2, 3); count 0 gives an "
+    "empty list.",
 )
 def range_(call, start, count):
-    try:
-        first, number = int(to_text(start)), int(to_text(count))
-    except ValueError:
-        raise ValueError("start and count must be whole numbers") from None
+    first, number = whole_number(start, "start"), whole_number(count, "count")
     if number < 0:
-        raise ValueError("count must not be negative")
-    if number > 1_000_000:
-        raise ValueError("count must be at most 1,000,000")
+        raise ValueError(f"count must not be negative, not {number}")
+    if number > LONGEST_LIST:
+        raise ValueError(f"count must be at most {LONGEST_LIST:,}")
     return [str(value) for value in range(first, first + number)]

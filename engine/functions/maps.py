@@ -31,22 +31,35 @@ def map_add(call, mapping, key, value):
     "MapSet",
     returns=None,
     params=("map", "key", "value"),
-    description="The map with a key set, added when missing.",
+    description="The map with a key set, added when missing; the key must not be empty.",
 )
 def map_set(call, mapping, key, value):
     result = copy_value(_map(mapping))
-    result[to_text(key)] = copy_value(value)
+    name = to_text(key)
+    if not name.strip():
+        raise ValueError("the key must not be empty")
+    result[name] = copy_value(value)
     return result
 
 
-@function("MapRemove", returns=None, params=("map", "key"), description="The map without a key.")
+@function(
+    "MapRemove",
+    returns=None,
+    params=("map", "key"),
+    description="The map without a key (the same map when it has no such key).",
+)
 def map_remove(call, mapping, key):
     result = copy_value(_map(mapping))
     result.pop(to_text(key), None)
     return result
 
 
-@function("MapItem", returns=None, params=("map", "key"), description="The value of a key.")
+@function(
+    "MapItem",
+    returns=None,
+    params=("map", "key"),
+    description="The value of a key (case-sensitive); an error when the map has no such key.",
+)
 def map_item(call, mapping, key):
     values = _map(mapping)
     name = to_text(key)

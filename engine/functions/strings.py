@@ -6,29 +6,11 @@ import html
 import json
 import re
 import urllib.parse
-from datetime import UTC, datetime
-from xml.sax.saxutils import escape as xml_escape
 
+from engine.functions.arguments import text as _text
+from engine.functions.arguments import whole_number
 from engine.registry import function
 from engine.values import Value, is_true, to_text
-
-_DOTNET_TOKENS = [
-    ("yyyy", "%Y"), ("yy", "%y"), ("MMMM", "%B"), ("MMM", "%b"), ("MM", "%m"), ("dddd", "%A"), ("ddd", "%a"),
-    ("dd", "%d"), ("HH", "%H"), ("hh", "%I"), ("mm", "%M"), ("ss", "%S"), ("fff", "%f"), ("tt", "%p"),
-]  # fmt: skip
-
-
-def _text(value: Value, what: str) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"{what} must be text, not a list or map")
-    return value
-
-
-def _integer(value: Value, what: str) -> int:
-    try:
-        return int(_text(value, what).strip())
-    except ValueError:
-        raise ValueError(f"{what} must be a whole number, not '{to_text(value)}'") from None
 
 
 @function("ToUpper", returns="$", params=("text",), description="The text in upper case.")
@@ -42,7 +24,9 @@ def to_lower(call, text):
 
 
 def _trim(text: Value, characters: tuple[Value, ...], how: str) -> str:
-    chars = "".join(_text(c, "a character to trim") for c in characters) or None
+    """Inedo's rule: only the arguments of one character are characters to trim; without any,
+    white space is trimmed."""
+    chars = "".join(c for c in characters if isinstance(c, str) and len(c) == 1) or None
     value = _text(text, "text")
     return {"both": value.strip, "start": value.lstrip, "end": value.rstrip}[how](chars)
 
@@ -52,7 +36,8 @@ def _trim(text: Value, characters: tuple[Value, ...], how: str) -> str:
     returns="$",
     params=("text",),
     variadic=True,
-    description="The text without white space (or the given characters) at either end.",
+    description="The text without white space (or the given characters, each one argument of "
+    "one character) at either end.",
 )
 def trim(call, text, *characters):
     return _trim(text, characters, "both")
@@ -85,20 +70,19 @@ def trim_end(call, text, *characters):
     returns="$",
     params=("text", "offset", "length"),
     optional=1,
-    description="Part of the text, from a zero-based offset.",
+    description="Part of the text, from a zero-based offset; an offset past the end gives "
+    "empty text, a length past the end the rest of the text.",
 )
 def substring(call, text, offset, length=None):
     value = _text(text, "text")
-    start = _integer(offset, "offset")
-    if not 0 <= start <= len(value):
-        raise ValueError(f"offset {start} is outside the text (length {len(value)})")
+    start = whole_number(offset, "offset")
+    if start < 0:
+        raise ValueError(f"offset must not be negative, not {start}")
     if length is None:
         return value[start:]
-    count = _integer(length, "length")
-    if count < 0 or start + count > len(value):
-        raise ValueError(
-            f"length {count} from offset {start} runs past the end of the text (length {len(value)})"
-        )
+    count = whole_number(length, "length")
+    if count < 0:
+        raise ValueError(f"length must not be negative, not {count}")
     return value[start : start + count]
 
 
@@ -122,18 +106,25 @@ def replace(call, text, value, replace_with, ignore_case="false"):
     return source.replace(old, new)
 
 
+def _pad(text: Value, length: Value, pad: Value) -> tuple[str, int, str]:
+    """Inedo's rule: the first character of padCharacter pads; empty, a space."""
+    count = whole_number(length, "length")
+    if count < 0:
+        raise ValueError(f"length must not be negative, not {count}")
+    return _text(text, "text"), count, _text(pad, "padCharacter")[:1] or " "
+
+
 @function(
     "PadLeft",
     returns="$",
     params=("text", "length", "padCharacter"),
     optional=1,
-    description="The text padded on the left to a length.",
+    description="The text padded on the left to a length (with spaces, or the first character "
+    "of padCharacter); longer text is left as it is.",
 )
 def pad_left(call, text, length, pad=" "):
-    character = _text(pad, "padCharacter")
-    if len(character) != 1:
-        raise ValueError("padCharacter must be one character")
-    return _text(text, "text").rjust(_integer(length, "length"), character)
+    value, count, character = _pad(text, length, pad)
+    return value.rjust(count, character)
 
 
 @function(
@@ -141,13 +132,12 @@ def pad_left(call, text, length, pad=" "):
     returns="$",
     params=("text", "length", "padCharacter"),
     optional=1,
-    description="The text padded on the right to a length.",
+    description="The text padded on the right to a length (with spaces, or the first character "
+    "of padCharacter); longer text is left as it is.",
 )
 def pad_right(call, text, length, pad=" "):
-    character = _text(pad, "padCharacter")
-    if len(character) != 1:
-        raise ValueError("padCharacter must be one character")
-    return _text(text, "text").ljust(_integer(length, "length"), character)
+    value, count, character = _pad(text, length, pad)
+    return value.ljust(count, character)
 
 
 @function(
@@ -155,15 +145,21 @@ def pad_right(call, text, length, pad=" "):
     returns="@",
     params=("text", "separator", "count"),
     optional=1,
-    description="The text split at a separator.",
+    description="The text split at a separator (at each white space character when the "
+    "separator is empty), into at most count parts.",
 )
 def split(call, text, separator, count=None):
-    sep = _text(separator, "separator")
+    value, sep = _text(text, "text"), _text(separator, "separator")
+    most = 0  # no limit
+    if count is not None:
+        most = whole_number(count, "count")
+        if most < 0:
+            raise ValueError(f"count must not be negative, not {most}")
+        if most <= 1:
+            return [value] if most else []
     if not sep:
-        raise ValueError("the separator must not be empty")
-    if count is None:
-        return _text(text, "text").split(sep)
-    return _text(text, "text").split(sep, max(0, _integer(count, "count") - 1))
+        return re.split(r"\s", value, maxsplit=max(0, most - 1))
+    return value.split(sep, most - 1 if most else -1)
 
 
 @function(
@@ -195,21 +191,42 @@ def coalesce(call, *values):
     "MatchesRegex",
     returns="$",
     params=("text", "regex"),
-    description="true when the text matches the regular expression.",
+    description="true when the text matches the regular expression (anywhere in it).",
 )
 def matches_regex(call, text, regex):
-    return "true" if re.search(_pattern(regex), _text(text, "text")) else "false"
+    return "true" if _pattern(regex).search(_text(text, "text")) else "false"
+
+
+# .NET substitutions in a replacement: $1, ${name}, $$ and $& (or $0).
+_SUBSTITUTION = re.compile(r"\$(?:(\d+)|\{([A-Za-z_]\w*|\d+)\}|(\$)|(&))")
+
+
+def _substitute(template: str, match: re.Match[str]) -> str:
+    def group(found: re.Match[str]) -> str:
+        number, name, dollar, whole = found.groups()
+        if dollar:
+            return "$"
+        key: int | str = 0 if whole else (int(number) if number else name)
+        if isinstance(key, str) and key.isdigit():
+            key = int(key)
+        try:
+            return match.group(key) or ""
+        except IndexError:  # a group the pattern does not have stays as written
+            return found.group(0)
+
+    return _SUBSTITUTION.sub(group, template)
 
 
 @function(
     "RegexReplace",
     returns="$",
     params=("text", "matchExpression", "replaceWith"),
-    description="The text with each regular expression match replaced ($1 for groups).",
+    description="The text with each regular expression match replaced: $1 or ${name} stand for "
+    "a group, $& for the match, $$ for a dollar sign.",
 )
 def regex_replace(call, text, expression, replace_with):
-    replacement = re.sub(r"\$(\d+)", r"\\\1", _text(replace_with, "replaceWith"))
-    return re.sub(_pattern(expression), replacement, _text(text, "text"))
+    template = _text(replace_with, "replaceWith")
+    return _pattern(expression).sub(lambda m: _substitute(template, m), _text(text, "text"))
 
 
 @function(
@@ -217,23 +234,35 @@ def regex_replace(call, text, expression, replace_with):
     returns="@",
     params=("text", "matchExpression", "matchGroup"),
     optional=1,
-    description="Every match of a regular expression (or of one of its groups).",
+    description="Every match of a regular expression, or of one of its groups (by number or "
+    "name; matches where that group took no part are left out).",
 )
 def regex_find(call, text, expression, group=None):
     pattern = _pattern(expression)
-    if group is None:
-        return [m.group(0) for m in pattern.finditer(_text(text, "text"))]
-    key: int | str = int(group) if to_text(group).isdigit() else to_text(group)
-    return [m.group(key) or "" for m in pattern.finditer(_text(text, "text"))]
+    matches = pattern.finditer(_text(text, "text"))
+    name = to_text(group) if group is not None else ""
+    if not name:
+        return [m.group(0) for m in matches]
+    key: int | str = int(name) if name.isdigit() else name
+    if (isinstance(key, int) and key > pattern.groups) or (
+        isinstance(key, str) and key not in pattern.groupindex
+    ):
+        return []
+    return [m.group(key) for m in matches if m.group(key) is not None]
 
 
 # .NET accepts a quantified anchor (`^inedox-.$*` in Inedo's own samples); Python does not.
 # `$*` and `$?` may match zero times, so they match anywhere; `$+` is just `$`.
 _QUANTIFIED_ANCHOR = re.compile(r"(?<!\\)([\^$])([*?+])")
+# .NET names groups (?<name>...) or (?'name'...) and refers back with \k<name>.
+_NAMED_GROUP = re.compile(r"(?<!\\)\(\?(?:<([A-Za-z_]\w*)>|'([A-Za-z_]\w*)')")
+_BACK_REFERENCE = re.compile(r"\\k<([A-Za-z_]\w*)>")
 
 
 def _pattern(expression: Value) -> re.Pattern[str]:
     text = _text(expression, "the regular expression")
+    text = _NAMED_GROUP.sub(lambda m: f"(?P<{m.group(1) or m.group(2)}>", text)
+    text = _BACK_REFERENCE.sub(r"(?P=\1)", text)
     try:
         return re.compile(text)
     except re.error as error:
@@ -246,26 +275,39 @@ def _pattern(expression: Value) -> re.Pattern[str]:
         raise ValueError(f"invalid regular expression: {error}") from None
 
 
-@function("HtmlEncode", returns="$", params=("text",), description="The text encoded for HTML.")
+@function(
+    "HtmlEncode",
+    returns="$",
+    params=("text",),
+    description="The text encoded for HTML: & < > \" ' and the characters from U+00A0 up as "
+    "character references.",
+)
 def html_encode(call, text):
-    return html.escape(_text(text, "text"))
+    return "".join(
+        f"&#{ord(c)};" if 0xA0 <= ord(c) <= 0xFF or ord(c) > 0xFFFF else c
+        for c in html.escape(_text(text, "text")).replace("&#x27;", "&#39;")
+    )
 
 
 @function(
-    "XmlEncode", returns="$", params=("text",), description="The text encoded for an XML element."
+    "XmlEncode",
+    returns="$",
+    params=("text",),
+    description="The text encoded for an XML element: & < and >.",
 )
 def xml_encode(call, text):
-    return xml_escape(_text(text, "text"), {'"': "&quot;", "'": "&apos;"})
+    return _text(text, "text").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 @function(
     "JSEncode",
     returns="$",
     params=("text",),
-    description="The text encoded for a JavaScript string literal.",
+    description="The text encoded for a JavaScript or JSON string literal (quotes, "
+    "backslashes and control characters escaped).",
 )
 def js_encode(call, text):
-    return json.dumps(_text(text, "text"))[1:-1].replace("'", "\\'")
+    return json.dumps(_text(text, "text"), ensure_ascii=False)[1:-1].replace("'", "\\u0027")
 
 
 @function(
@@ -280,59 +322,10 @@ def url_encode(call, text):
     returns="$",
     params=("WindowsOrLinux",),
     optional=1,
-    description="The line break of Windows or Linux.",
+    description="The line break of Windows or Linux (current: the server in context's).",
 )
 def new_line(call, which="current"):
     choice = to_text(which).lower()
     if choice not in ("windows", "linux", "current"):
         raise ValueError("the argument is windows, linux or current")
     return "\r\n" if choice == "windows" else "\n"
-
-
-def _format_date(moment: datetime, format_text: str | None) -> str:
-    if not format_text:
-        return moment.isoformat()
-    result, position = [], 0
-    while position < len(format_text):
-        for token, replacement in _DOTNET_TOKENS:
-            if format_text.startswith(token, position):
-                result.append(
-                    moment.strftime(replacement)[:3]
-                    if token == "fff"
-                    else moment.strftime(replacement)
-                )
-                position += len(token)
-                break
-        else:
-            single = {"f": moment.strftime("%f")[:1], "d": str(moment.day), "M": str(moment.month), "H": str(moment.hour),
-                      "h": str(moment.hour % 12 or 12), "m": str(moment.minute), "s": str(moment.second)}  # fmt: skip
-            char = format_text[position]
-            result.append(single.get(char, char))
-            position += 1
-    return "".join(result)
-
-
-@function(
-    "Date",
-    returns="$",
-    params=("format",),
-    optional=1,
-    description="The local date and time, in a .NET format like yyyy-MM-dd (ISO 8601 by default).",
-)
-def date(call, format_text=None):
-    return _format_date(
-        datetime.now().astimezone(), to_text(format_text) if format_text is not None else None
-    )
-
-
-@function(
-    "DateUtc",
-    returns="$",
-    params=("format",),
-    optional=1,
-    description="The UTC date and time, in a .NET format like yyyy-MM-dd (ISO 8601 by default).",
-)
-def date_utc(call, format_text=None):
-    return _format_date(
-        datetime.now(UTC), to_text(format_text) if format_text is not None else None
-    )
