@@ -1,5 +1,7 @@
 """Text templates: `$variables` and functions are expanded, and `<% %>` tags hold `if` and
-`foreach` around the text, as in Inedo's full template syntax. A tag is escaped as `<`%`."""
+`foreach` around the text, as in Inedo's full template syntax. Tags are found first, even inside
+a function's arguments; an opening tag is escaped as `<`%`, and a closing tag needs no escape
+(`%`>` is also `%>`)."""
 
 from __future__ import annotations
 
@@ -50,23 +52,59 @@ def compile_template(text: str) -> list:
     position = 0
     for match in TAG.finditer(text):
         start = match.start()
-        _text(text[position:start], stack[-1][1])
-        code = match.group(1)
+        _text(text, position, start, stack[-1][1])
         line = text.count("\n", 0, start) + 1
         try:
-            _tag(code, stack, line)
+            _tag(match.group(1), stack, line)
         except OtterSyntaxError as error:
             raise TemplateError(f"line {line}: {error.diagnostics[0].explained}") from None
         position = match.end()
-    _text(text[position:], stack[-1][1])
+    _text(text, position, len(text), stack[-1][1])
     if len(stack) > 1:
         raise TemplateError("a <% if %> or <% foreach %> tag is never closed with <% } %>")
     return root
 
 
-def _text(text: str, into: list) -> None:
-    if text:
-        into.append(parse_text(text.replace("<`%", "<%")))
+def _text(text: str, start: int, end: int, into: list) -> None:
+    """The text between two tags; its escapes are the language's (`<`%` is `<%`, `%`>` is
+    `%>`). A tag inside a function's arguments ends them, as tags are found first."""
+    if start == end:
+        return
+    try:
+        into.append(parse_text(text[start:end]))
+    except OtterSyntaxError as error:
+        problem = error.diagnostics[0]
+        line = text.count("\n", 0, start) + problem.line
+        raise TemplateError(f"line {line}: {problem.explained}") from None
+
+
+def _condition(code: str) -> ast.Predicate:
+    """An if tag's condition. Inedo's own template sample compares with a single `=`
+    (`<% if $ListCount(@ServersInEnvironment) = 0 { %>`): outside quotes and parentheses,
+    a lone `=` is read as `==`."""
+    out, quote, depth, position = [], "", 0, 0
+    while position < len(code):
+        char = code[position]
+        if char == "`":
+            out.append(code[position : position + 2])
+            position += 2
+            continue
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif (
+            char == "="
+            and depth == 0
+            and code[position - 1 : position] not in ("=", "!", "<", ">")
+            and code[position + 1 : position + 2] not in ("=", ">")
+        ):
+            char = "=="
+        out.append(char)
+        position += 1
+    return parse_condition("".join(out))
 
 
 def _tag(code: str, stack: list[tuple[object, list]], line: int) -> None:
@@ -78,14 +116,14 @@ def _tag(code: str, stack: list[tuple[object, list]], line: int) -> None:
         stack[-1][1].append(loop)
         stack.append((loop, loop.body))
     elif match := IF.match(code):
-        conditional = Conditional([Branch(parse_condition(match.group(1)))])
+        conditional = Conditional([Branch(_condition(match.group(1)))])
         stack[-1][1].append(conditional)
         stack.append((conditional, conditional.branches[0].body))
     elif match := ELSE_IF.match(code) or ELSE.match(code):
         owner = stack[-1][0]
         if not isinstance(owner, Conditional):
             raise TemplateError(f"line {line}: '<%{code}%>' has no <% if %> to belong to")
-        branch = Branch(parse_condition(match.group(1)) if match.re is ELSE_IF else None)
+        branch = Branch(_condition(match.group(1)) if match.re is ELSE_IF else None)
         owner.branches.append(branch)
         stack[-1] = (owner, branch.body)
     elif END.match(code):
