@@ -9,8 +9,10 @@ import json
 import pytest
 
 from engine import ast, check, format_script, formatter, from_blocks, parse, to_blocks
+from engine.blocks.reader import BlockReader
+from engine.blocks.writer import BlockWriter
 from engine.checks import checker
-from engine.visitor import method_name
+from engine.visitor import method_name, snake_case
 
 
 def text(value: str) -> ast.Scalar:
@@ -157,11 +159,12 @@ def test_visitors_sample_goes_through_formatter_blocks_and_checks(node_type: typ
 
 
 STATEMENT_TYPES = [cls for cls in ast.node_types() if issubclass(cls, ast.Statement)]
-# each visitor and the node types it meets: the formatter writes a value or a condition as
-# text of its statement (format_expression and format_condition)
+# each visitor and the node types it meets: the formatter and the block writer write a value
+# or a condition as text (engine.formatter's format_expression and format_condition)
 VISITORS = [
     (checker._Checker, ast.node_types()),
     (formatter._Writer, STATEMENT_TYPES),
+    (BlockWriter, STATEMENT_TYPES),
 ]
 NAMES = [visitor.__module__ + "." + visitor.__name__ for visitor, _ in VISITORS]
 
@@ -179,3 +182,8 @@ def test_visitors_visitor_methods_each_name_a_node_type(
 ) -> None:
     methods = {name for name in dir(visitor) if name.startswith("visit_")}
     assert methods - {method_name(cls) for cls in node_types} == set()
+
+
+def test_visitors_block_reader_has_a_method_for_each_block_type_and_no_other() -> None:
+    methods = {name for name in dir(BlockReader) if name.startswith("read_")}
+    assert methods == {"read_" + snake_case(cls.__name__) for cls in STATEMENT_TYPES}
