@@ -1,5 +1,5 @@
 """The block editor defines a block for every block type the engine writes: the list the
-reference endpoint gives (engine/blocks.py's statement kinds and otter_raw) against BLOCK_TYPES in
+reference endpoint gives (engine.blocks's statement kinds and otter_raw) against BLOCK_TYPES in
 frontend/src/blocks/definitions.ts, whose vitest checks that each is defined. And the sample
 workspace the frontend's tests load is what the engine writes for the sample script today."""
 

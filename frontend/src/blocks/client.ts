@@ -5,7 +5,7 @@
 import { ApiError, type Api } from "../api/http";
 import { ScriptProblem, type ServerDiagnostic } from "../api/scripts";
 
-/** Blockly's workspace JSON as engine/blocks.py writes it, with the script's headers. */
+/** Blockly's workspace JSON as engine.blocks writes it, with the script's headers. */
 export interface WorkspaceJson {
   blocks: { languageVersion: number; blocks: BlockJson[] };
   otterscript: { headers: string[] };

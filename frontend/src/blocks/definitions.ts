@@ -1,5 +1,5 @@
 // One Blockly block type for each statement kind of the engine, matching the workspace JSON of
-// engine/blocks.py exactly: the same block types, field names, statement inputs and extraState.
+// engine.blocks exactly: the same block types, field names, statement inputs and extraState.
 // Whatever a block does not show (a description as written, a trailing comment, a blank line
 // before it, an argument's comments) is kept in its extraState and given back unchanged, so
 // workspace → text through the server loses nothing. Expressions and conditions are text
@@ -77,7 +77,7 @@ const ICON_EDIT =
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path fill="#fff" d="M11.3 1.3a1 1 0 0 1 1.4 0l2 2a1 1 0 0 1 0 1.4l-8.5 8.5-3.7.8.8-3.7z"/></svg>',
   );
 
-/** A checkbox saved as engine/blocks.py writes it: the text "TRUE" or "FALSE". */
+/** A checkbox saved as engine.blocks writes it: the text "TRUE" or "FALSE". */
 export class FieldFlag extends Blockly.FieldCheckbox {
   override saveState(): string {
     return this.getValue() === "TRUE" ? "TRUE" : "FALSE";
