@@ -13,6 +13,7 @@ import { BlocksClient, describeProblem, type BlockJson, type WorkspaceJson } fro
 import { defineBlocks, useReference } from "./definitions";
 import { OPERATIONS_LIST } from "./rows";
 import { controlEntries, type Entry, operationEntries, search, SEARCH_CATEGORY, toolbox } from "./toolbox";
+import { detachMeasuringCanvas, measureTextQuickly } from "./measure";
 import "./blocks.css";
 import { type Tone, toolbar } from "../ui/status";
 
@@ -126,6 +127,9 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
   });
 
   withoutHasRules();
+  measureTextQuickly();
+  Blockly.utils.dom.getFastTextWidth(document.createElementNS(Blockly.utils.dom.SVG_NS, "text"), 11, "normal", "sans-serif");
+  detachMeasuringCanvas();
 
   // the search category: the entries that match the box
   let query = "";
@@ -342,6 +346,11 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
     load(json: WorkspaceJson) {
       loading = true;
       Blockly.Events.disable();
+      // Blockly sets each field's value before the field is drawn, and each such field throws
+      // (and catches) an error as it asks for its element: stack traces cost seconds on 1,000
+      // statements, and nobody reads them
+      const stackTraceLimit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
       try {
         workspace.clear();
         Blockly.serialization.workspaces.load({ blocks: json.blocks }, workspace, { recordUndo: false });
@@ -350,14 +359,10 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
         for (const block of workspace.getBlocksByType("otter_operation_call", false))
           (block as unknown as { syncArguments?(): void }).syncArguments?.();
       } finally {
+        Error.stackTraceLimit = stackTraceLimit;
         Blockly.Events.enable();
       }
       this.headers = [...(json.otterscript?.headers ?? [])];
-      // Blockly's canvas for measuring text, put on the page's body: not content
-      for (const canvas of document.querySelectorAll<HTMLCanvasElement>("body > canvas.blocklyComputeCanvas")) {
-        canvas.setAttribute("aria-hidden", "true");
-        host.append(canvas);
-      }
       workspace.clearUndo();
       baseline = JSON.stringify(this.save().blocks);
       loading = false;
