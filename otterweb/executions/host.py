@@ -14,7 +14,12 @@ from engine.values import Value
 from otterweb.executions.local_runs import local_agent, run_as_user
 from otterweb.inventory.models import Credential as StoredCredential
 from otterweb.inventory.models import Server
-from otterweb.inventory.selectors import resolve_variables
+from otterweb.inventory.selectors import (
+    active_servers,
+    global_variables,
+    resolve_variables,
+    variable_table,
+)
 from otterweb.rafts.models import RaftItem
 from otterweb.rafts.selectors import find_item
 
@@ -52,9 +57,7 @@ class DjangoHost(Host):
             host.locks = locks
         host.raft = raft
         host.may_run_locally = may_run_locally
-        servers = list(
-            Server.objects.filter(active=True).prefetch_related("roles", "environments__parent")
-        )
+        servers = active_servers()
         host._servers = {s.name.casefold(): s for s in servers}
         host._roles = {s.name.casefold(): [r.name for r in s.roles.all()] for s in servers}
         host._environments = {
@@ -66,16 +69,17 @@ class DjangoHost(Host):
             s.name.casefold(): {a.name for e in s.environments.all() for a in e.lineage()}
             for s in servers
         }
+        variables = variable_table()
         host._variables = {}
         host._sensitive = []  # texts, lists and maps: the engine masks every text inside
         for server in servers:
             for role in [None, *server.roles.all()]:
-                resolved = resolve_variables(server=server, role=role)
+                resolved = resolve_variables(server=server, role=role, variables=variables)
                 host._variables[
                     (server.name.casefold(), role.name.casefold() if role else None)
                 ] = resolved
                 host._sensitive.extend(v.value for v in resolved.values() if v.sensitive)
-        host._global = {key: v for key, v in _global_variables().items()}
+        host._global = global_variables(variables=variables)
         host._sensitive.extend(v.value for v in host._global.values() if v.sensitive)
         host._credentials = {}
         for stored in StoredCredential.objects.prefetch_related("environments"):
@@ -174,15 +178,3 @@ class DjangoHost(Host):
             return run_environment(user=run_as_user())
         except AgentError:  # the run user is missing: its processes will say so
             return {}
-
-
-def _global_variables():
-    from otterweb.inventory.models import Variable
-    from otterweb.inventory.selectors import ResolvedVariable
-
-    return {
-        v.name.casefold(): ResolvedVariable(v.name, v.runtime_value(), v.sensitive, "global")
-        for v in Variable.objects.filter(
-            server__isnull=True, environment__isnull=True, role__isnull=True
-        )
-    }

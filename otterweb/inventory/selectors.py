@@ -3,7 +3,11 @@ tree, what stands in the way of a deletion, and a server's recent executions."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TypeAlias
+
+from django.db.models import Q
 
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 
@@ -17,43 +21,121 @@ class ResolvedVariable:
     shadowed: tuple[str, ...] = ()  # the scopes that also define it, in resolution order
 
 
-def scope_order(server: Server, role: Role | None = None) -> list[tuple[str, dict]]:
+Scope: TypeAlias = tuple[str, int | None]  # ("server", pk), ("environment", pk), ("role", pk)
+GLOBAL: Scope = ("global", None)
+
+
+def _scope_of(variable: Variable) -> Scope:
+    for kind, pk in (
+        ("server", variable.server_id),
+        ("environment", variable.environment_id),
+        ("role", variable.role_id),
+    ):
+        if pk is not None:
+            return (kind, pk)
+    return GLOBAL
+
+
+class VariableTable:
+    """Variables by the scope they belong to, read at once: what resolution works on. Each
+    value is decrypted and read once, however many servers see it."""
+
+    def __init__(self, variables: Iterable[Variable]) -> None:
+        self._at: dict[Scope, list[Variable]] = {}
+        for variable in variables:
+            self._at.setdefault(_scope_of(variable), []).append(variable)
+        self._values: dict[int, object] = {}
+
+    def at(self, scope: Scope) -> list[Variable]:
+        """The variables of ``scope``, by name."""
+        return self._at.get(scope, [])
+
+    def value(self, variable: Variable) -> object:
+        if variable.pk not in self._values:
+            self._values[variable.pk] = variable.runtime_value()
+        return self._values[variable.pk]
+
+
+def variable_table(*, scopes: Iterable[Scope] | None = None) -> VariableTable:
+    """The variables of ``scopes`` (of every scope when None), in one query."""
+    if scopes is None:
+        return VariableTable(Variable.objects.all())
+    where = Q()
+    for kind, pk in scopes:
+        where |= (
+            Q(server=None, environment=None, role=None)
+            if (kind, pk) == GLOBAL
+            else Q(**{f"{kind}_id": pk})
+        )
+    return VariableTable(Variable.objects.filter(where) if where else ())
+
+
+def scope_order(server: Server, role: Role | None = None) -> list[tuple[str, Scope]]:
     """Where a server's variables come from, first match winning: the server, its environments
     (each before its parent; several environments by name), the role in context then its
     other roles (by name), then global."""
-    scopes: list[tuple[str, dict]] = [(f"server {server.name}", {"server": server})]
+    scopes: list[tuple[str, Scope]] = [(f"server {server.name}", ("server", server.pk))]
     seen: set[int] = set()
     for environment in sorted(server.environments.all(), key=lambda e: e.name):
         for ancestor in environment.lineage():
             if ancestor.pk not in seen:
                 seen.add(ancestor.pk)
-                scopes.append((f"environment {ancestor.name}", {"environment": ancestor}))
+                scopes.append((f"environment {ancestor.name}", ("environment", ancestor.pk)))
     roles = sorted(server.roles.all(), key=lambda r: (role is None or r.pk != role.pk, r.name))
-    scopes.extend((f"role {r.name}", {"role": r}) for r in roles)
-    scopes.append(
-        ("global", {"server__isnull": True, "environment__isnull": True, "role__isnull": True})
-    )
+    scopes.extend((f"role {r.name}", ("role", r.pk)) for r in roles)
+    scopes.append(("global", GLOBAL))
     return scopes
 
 
-def resolve_variables(*, server: Server, role: Role | None = None) -> dict[str, ResolvedVariable]:
-    """Every configuration variable ``server`` sees, by case-insensitive name, with the scope
-    that supplied it."""
+def resolve_scopes(
+    scopes: list[tuple[str, Scope]], variables: VariableTable
+) -> dict[str, ResolvedVariable]:
+    """The variables of ``scopes`` (labelled, in resolution order) by case-insensitive name,
+    each from the first scope that has it."""
     resolved: dict[str, ResolvedVariable] = {}
     shadowed: dict[str, list[str]] = {}
-    for label, lookup in scope_order(server, role):
-        for variable in Variable.objects.filter(**lookup):
+    for label, scope in scopes:
+        for variable in variables.at(scope):
             key = variable.name.casefold()
             if key in resolved:
                 shadowed.setdefault(key, []).append(label)
                 continue
             resolved[key] = ResolvedVariable(
-                variable.name, variable.runtime_value(), variable.sensitive, label
+                variable.name, variables.value(variable), variable.sensitive, label
             )
     return {
         key: ResolvedVariable(v.name, v.value, v.sensitive, v.scope, tuple(shadowed.get(key, ())))
         for key, v in resolved.items()
     }
+
+
+def resolve_variables(
+    *, server: Server, role: Role | None = None, variables: VariableTable | None = None
+) -> dict[str, ResolvedVariable]:
+    """Every configuration variable ``server`` sees, by case-insensitive name, with the scope
+    that supplied it. ``variables`` spares the query for them (see ``variable_table``)."""
+    scopes = scope_order(server, role)
+    if variables is None:
+        variables = variable_table(scopes=[scope for _label, scope in scopes])
+    return resolve_scopes(scopes, variables)
+
+
+def global_variables(*, variables: VariableTable) -> dict[str, ResolvedVariable]:
+    """The global variables: what a run sees outside any server."""
+    return resolve_scopes([("global", GLOBAL)], variables)
+
+
+def active_servers() -> list[Server]:
+    """The active servers, with their roles and environments, and every environment's parents
+    linked in memory (``lineage()`` walks them without a query): four queries in all."""
+    servers = list(Server.objects.filter(active=True).prefetch_related("roles", "environments"))
+    environments = {e.pk: e for e in Environment.objects.all()}
+    for environment in [
+        *environments.values(),
+        *(e for s in servers for e in s.environments.all()),
+    ]:
+        environment.parent = environments.get(environment.parent_id)
+    return servers
 
 
 def servers_for(

@@ -1,0 +1,100 @@
+"""The engine's host for web executions: the inventory snapshot it loads."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.interpreter import NullSink
+from otterweb.executions.host import DjangoHost
+from otterweb.inventory import services
+from otterweb.inventory.models import Role, Server, Variable
+from otterweb.inventory.selectors import resolve_variables
+
+pytestmark = pytest.mark.django_db
+
+SERVERS, ROLES = 20, 5
+
+
+@pytest.fixture
+def large_inventory() -> list[Server]:
+    """20 servers, each with the 5 roles, in the leaves of two environment trees three levels
+    deep (every fourth in two leaves), variables at every scope, most of them named in
+    several (the cascade decides), and a credential limited to the leaves."""
+    leaves = []
+    for tree in ("production", "staging"):
+        parent = None
+        for level in ("", "-eu", "-eu-west"):
+            parent = services.save_environment(name=f"{tree}{level}", parent=parent)
+            services.add_variable(name="Tier", value=f"{parent.name}", environment=parent)
+            services.add_variable(name=f"Only-{parent.name}", value="@(a, b)", environment=parent)
+        leaves.append(parent)
+        services.save_environment(name=f"{tree}-us", parent=parent.parent.parent)
+    roles = [services.save_role(name=f"role{number}") for number in range(ROLES)]
+    for role in roles:
+        services.add_variable(name="Pool", value=f"%(name: {role.name})", role=role)
+        services.add_variable(name="Tier", value=f"tier of {role.name}", role=role)
+    servers = []
+    for number in range(SERVERS):
+        environments = leaves if number % 4 == 0 else [leaves[number % 2]]
+        server = services.save_server(
+            name=f"server{number:02}", roles=roles, environments=environments
+        )
+        services.add_variable(name="Port", value=str(8000 + number), server=server)
+        if number % 3 == 0:
+            services.add_variable(name="Pool", value=f"own{number}", server=server)
+        servers.append(server)
+    services.add_variable(name="Port", value="80")
+    services.add_variable(name="Token", value="s3cret", sensitive=True)
+    services.add_variable(name="Hosts", value="@(a, $Port)")
+    services.save_credential(name="deploy", secret="key", environments=leaves)
+    return servers
+
+
+def load_host() -> DjangoHost:
+    return DjangoHost.load(sink=NullSink(), execution_id="1", working_directory="/tmp")
+
+
+def test_load_reads_the_inventory_in_a_fixed_number_of_queries(
+    large_inventory, django_assert_max_num_queries
+) -> None:
+    with django_assert_max_num_queries(7):
+        host = load_host()
+    assert len(host.servers()) == SERVERS + 1  # and localhost
+    assert host.credential("deploy", server="server05").secret == "key"
+
+
+def test_load_resolves_each_server_and_role_as_resolve_variables_does(large_inventory) -> None:
+    host = load_host()
+    names = set(Variable.objects.values_list("name", flat=True))
+    for server in large_inventory[:5]:
+        for role in [None, *Role.objects.order_by("-name")[:2]]:
+            resolved = resolve_variables(server=server, role=role)
+            seen = {
+                name: host.variable(name, server.name, role.name if role else None)
+                for name in names
+            }
+            assert seen == {
+                name: resolved[name.casefold()].value if name.casefold() in resolved else None
+                for name in names
+            }
+
+
+def test_load_resolves_the_cascade_from_the_snapshot(large_inventory) -> None:
+    host = load_host()
+    assert host.variable("Tier", "server00", None) == "production-eu-west"
+    assert host.variable("Only-staging", "server01", None) == ["a", "b"]
+    assert host.variable("Only-staging", "server02", None) is None
+    assert host.variable("pool", "server03", None) == "own3"
+    assert host.variable("Pool", "server01", "role3") == {"name": "role3"}
+    assert host.variable("Port", "server07", "role1") == "8007"
+    assert host.variable("Hosts", "server07", None) == ["a", "$Port"]
+    assert host.variable("Port", "unknown", None) == "80"
+    assert host.sensitive_values().count("s3cret") >= 1
+
+
+def test_load_keeps_inactive_servers_and_their_variables_out(large_inventory) -> None:
+    hidden = services.save_server(name="hidden", active=False)
+    services.add_variable(name="Secret", value="hush", sensitive=True, server=hidden)
+    host = load_host()
+    assert "hidden" not in host.servers()
+    assert "hush" not in host.sensitive_values()
