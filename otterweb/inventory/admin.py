@@ -8,6 +8,50 @@ from otterweb.inventory import services
 from otterweb.inventory.forms import KEEP_SENSITIVE, MASK, add_errors
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 
+SCOPES = ("server", "environment", "role")
+
+
+class CheckedByServices(forms.ModelForm):
+    """An admin form that the services check (``check``) as they would a save, each refusal
+    beside its field; the model's own checks run only when those pass, so none is said twice."""
+
+    def check(self, data: dict) -> None:
+        raise NotImplementedError
+
+    def clean(self):
+        data = super().clean()
+        try:
+            self.check(data)
+        except ValidationError as error:
+            add_errors(self, error)
+        return data
+
+    def _post_clean(self) -> None:
+        if not self.errors:
+            super()._post_clean()
+
+
+class ThroughServices:
+    """An admin that writes through the services: ``save`` (services.save_<model>) is given the
+    object by its model's name and the form's fields, the many-to-many ones included (the form
+    does not set them again), and ``delete`` (services.delete_<model>) the object."""
+
+    save = delete = None
+
+    def save_model(self, request, obj, form, change) -> None:
+        self.save(**{obj._meta.model_name: obj}, **form.cleaned_data)
+
+    def save_related(self, request, form, formsets, change) -> None:
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
+
+    def delete_model(self, request, obj) -> None:
+        self.delete(**{obj._meta.model_name: obj})
+
+    def delete_queryset(self, request, queryset) -> None:
+        for obj in queryset:
+            self.delete_model(request, obj)
+
 
 class VariableInlineForm(forms.ModelForm):
     """A row of the inline: a stored sensitive value is never put back in the page; empty keeps it."""
@@ -136,8 +180,22 @@ class VariableInline(MaskedValueForViewers, admin.TabularInline):
     extra = 0
 
 
+class EnvironmentForm(CheckedByServices):
+    class Meta:
+        model = Environment
+        fields = ["name", "description", "parent"]
+
+    def check(self, data: dict) -> None:
+        services.validate_environment(
+            environment=self.instance, name=data.get("name") or "", parent=data.get("parent")
+        )
+
+
 @admin.register(Environment)
-class EnvironmentAdmin(admin.ModelAdmin):
+class EnvironmentAdmin(ThroughServices, admin.ModelAdmin):
+    form = EnvironmentForm
+    save = staticmethod(services.save_environment)
+    delete = staticmethod(services.delete_environment)
     list_display = ["name", "parent", "description", "updated"]
     list_filter = ["parent"]
     search_fields = ["name", "description"]
@@ -145,8 +203,24 @@ class EnvironmentAdmin(admin.ModelAdmin):
     inlines = [VariableInline]
 
 
+class RoleForm(CheckedByServices):
+    class Meta:
+        model = Role
+        fields = ["name", "description", "dependencies"]
+
+    def check(self, data: dict) -> None:
+        services.validate_role(
+            role=self.instance,
+            name=data.get("name") or "",
+            dependencies=data.get("dependencies") or [],
+        )
+
+
 @admin.register(Role)
-class RoleAdmin(admin.ModelAdmin):
+class RoleAdmin(ThroughServices, admin.ModelAdmin):
+    form = RoleForm
+    save = staticmethod(services.save_role)
+    delete = staticmethod(services.delete_role)
     list_display = ["name", "description", "updated"]
     search_fields = ["name", "description"]
     filter_horizontal = ["dependencies"]
@@ -155,7 +229,9 @@ class RoleAdmin(admin.ModelAdmin):
 
 
 @admin.register(Server)
-class ServerAdmin(admin.ModelAdmin):
+class ServerAdmin(ThroughServices, admin.ModelAdmin):
+    save = staticmethod(services.save_server)
+    delete = staticmethod(services.delete_server)
     list_display = ["name", "address", "agent_type", "active", "credential", "variables_link"]
     list_filter = ["active", "agent_type", "roles", "environments"]
     search_fields = ["name", "host", "description"]
@@ -183,8 +259,9 @@ class CredentialForm(forms.ModelForm):
 
 
 @admin.register(Credential)
-class CredentialAdmin(admin.ModelAdmin):
+class CredentialAdmin(ThroughServices, admin.ModelAdmin):
     form = CredentialForm
+    delete = staticmethod(services.delete_credential)
     list_display = ["name", "kind", "username", "has_secret", "updated"]
     list_filter = ["kind", "environments"]
     search_fields = ["name", "username", "description"]
@@ -208,7 +285,7 @@ class CredentialAdmin(admin.ModelAdmin):
         )
 
 
-class VariableForm(forms.ModelForm):
+class VariableForm(CheckedByServices):
     class Meta:
         model = Variable
         fields = ["name", "value", "sensitive", "server", "environment", "role"]
@@ -217,29 +294,21 @@ class VariableForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         hide_sensitive_value(self, placeholder="(stored, not shown)")
 
-    def clean(self):
-        data = super().clean()
+    def check(self, data: dict) -> None:
+        """The value, the name already used, the scope chosen twice."""
         keep_stored_value(self, data)
-        scope = {key: data.get(key) for key in ("server", "environment", "role")}
-        try:  # beside the field: the value, the name already used, the scope chosen twice
-            services.validate_variable(
-                name=data.get("name") or "",
-                value=data.get("value") or "",
-                variable=self.instance,
-                **scope,
-            )
-        except ValidationError as error:
-            add_errors(self, error)
-        return data
-
-    def _post_clean(self) -> None:
-        if not self.errors:  # else the model's own check repeats an error already shown
-            super()._post_clean()
+        services.validate_variable(
+            name=data.get("name") or "",
+            value=data.get("value") or "",
+            variable=self.instance,
+            **{key: data.get(key) for key in SCOPES},
+        )
 
 
 @admin.register(Variable)
-class VariableAdmin(MaskedValueForViewers, admin.ModelAdmin):
+class VariableAdmin(ThroughServices, MaskedValueForViewers, admin.ModelAdmin):
     form = VariableForm
+    delete = staticmethod(services.delete_variable)
     list_display = ["name", "shown_value", "scope_label", "sensitive", "updated"]
     list_filter = ["sensitive", "server", "environment", "role"]
     # a sensitive value is encrypted, its `value` column empty: searching never finds it (no
@@ -249,20 +318,16 @@ class VariableAdmin(MaskedValueForViewers, admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change) -> None:
         data = form.cleaned_data
-        if change:
+        scope = {key: data[key] for key in SCOPES}
+        if change:  # a change of scope is the admin's alone: the pages move no variable
             services.change_variable(
-                variable=obj, name=data["name"], value=data["value"], sensitive=data["sensitive"]
-            )
-            # a change of scope is the admin's alone: the pages move no variable
-            Variable.objects.filter(pk=obj.pk).update(
-                server=data["server"], environment=data["environment"], role=data["role"]
-            )
-        else:
-            obj.pk = services.add_variable(
+                variable=obj,
                 name=data["name"],
                 value=data["value"],
                 sensitive=data["sensitive"],
-                server=data["server"],
-                environment=data["environment"],
-                role=data["role"],
+                scope=scope,
+            )
+        else:
+            obj.pk = services.add_variable(
+                name=data["name"], value=data["value"], sensitive=data["sensitive"], **scope
             ).pk

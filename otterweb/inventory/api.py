@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db.models import Model
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, viewsets
@@ -16,6 +17,20 @@ from otterweb.inventory.selectors import resolve_variables
 MASK = "********"
 
 
+def kept(instance: Model, data: dict, names: list[str]) -> dict:
+    """The fields ``names`` of ``data``, those it leaves out (a partial update) as ``instance``
+    has them stored: what a service that saves every field is given."""
+    fields = {}
+    for name in names:
+        if name in data:
+            fields[name] = data[name]
+        elif instance._meta.get_field(name).many_to_many:
+            fields[name] = list(getattr(instance, name).all())
+        else:
+            fields[name] = getattr(instance, name)
+    return fields
+
+
 class EnvironmentSerializer(serializers.ModelSerializer):
     parent = serializers.SlugRelatedField(
         slug_field="name", queryset=Environment.objects.all(), allow_null=True, required=False
@@ -25,6 +40,14 @@ class EnvironmentSerializer(serializers.ModelSerializer):
         model = Environment
         fields = ["id", "name", "description", "parent", "created", "updated"]
         read_only_fields = ["created", "updated"]
+
+    def create(self, data):
+        return services.save_environment(**data)
+
+    def update(self, instance, data):
+        return services.save_environment(
+            environment=instance, **kept(instance, data, ["name", "description", "parent"])
+        )
 
 
 class RoleSerializer(serializers.ModelSerializer):
@@ -36,6 +59,17 @@ class RoleSerializer(serializers.ModelSerializer):
         model = Role
         fields = ["id", "name", "description", "dependencies", "created", "updated"]
         read_only_fields = ["created", "updated"]
+
+    def create(self, data):
+        return services.save_role(**data)
+
+    def update(self, instance, data):
+        return services.save_role(
+            role=instance, **kept(instance, data, ["name", "description", "dependencies"])
+        )
+
+
+SERVER_FIELDS = ["name", "host", "port", "agent_type", "roles", "environments", "active", "credential", "description"]  # fmt: skip
 
 
 class ServerSerializer(serializers.ModelSerializer):
@@ -51,21 +85,14 @@ class ServerSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Server
-        fields = [
-            "id",
-            "name",
-            "host",
-            "port",
-            "agent_type",
-            "roles",
-            "environments",
-            "active",
-            "credential",
-            "description",
-            "created",
-            "updated",
-        ]
+        fields = ["id", *SERVER_FIELDS, "created", "updated"]
         read_only_fields = ["created", "updated"]
+
+    def create(self, data):
+        return services.save_server(**data)
+
+    def update(self, instance, data):
+        return services.save_server(server=instance, **kept(instance, data, SERVER_FIELDS))
 
 
 class VariableSerializer(serializers.ModelSerializer):
@@ -157,19 +184,16 @@ class CredentialSerializer(serializers.ModelSerializer):
         read_only_fields = ["created", "updated"]
 
     def create(self, data):
-        return self._save(data)
+        return services.save_credential(**data)
 
     def update(self, instance, data):
-        data.setdefault("name", instance.name)
-        return self._save(data, instance)
-
-    def _save(self, data, instance=None):
-        environments = data.pop("environments", None)
+        """A secret or environments left out are kept (the service keeps them when None)."""
         return services.save_credential(
-            name=data["name"], kind=data.get("kind", instance.kind if instance else Credential.Kind.PASSWORD),
-            username=data.get("username", instance.username if instance else ""), secret=data.get("secret"),
-            environments=environments, description=data.get("description", instance.description if instance else ""),
-        )  # fmt: skip
+            credential=instance,
+            secret=data.get("secret"),
+            environments=data.get("environments"),
+            **kept(instance, data, ["name", "kind", "username", "description"]),
+        )
 
 
 class EnvironmentViewSet(viewsets.ModelViewSet):
@@ -177,17 +201,26 @@ class EnvironmentViewSet(viewsets.ModelViewSet):
     serializer_class = EnvironmentSerializer
     lookup_field = "name"
 
+    def perform_destroy(self, instance):
+        services.delete_environment(environment=instance)
+
 
 class RoleViewSet(viewsets.ModelViewSet):
     queryset = Role.objects.prefetch_related("dependencies")
     serializer_class = RoleSerializer
     lookup_field = "name"
 
+    def perform_destroy(self, instance):
+        services.delete_role(role=instance)
+
 
 class ServerViewSet(viewsets.ModelViewSet):
     queryset = Server.objects.prefetch_related("roles", "environments").select_related("credential")
     serializer_class = ServerSerializer
     lookup_field = "name"
+
+    def perform_destroy(self, instance):
+        services.delete_server(server=instance)
 
     @extend_schema(responses={200: dict})
     @action(detail=True, methods=["get"])
@@ -210,8 +243,14 @@ class VariableViewSet(viewsets.ModelViewSet):
     serializer_class = VariableSerializer
     filterset_fields = None
 
+    def perform_destroy(self, instance):
+        services.delete_variable(variable=instance)
+
 
 class CredentialViewSet(viewsets.ModelViewSet):
     queryset = Credential.objects.prefetch_related("environments")
     serializer_class = CredentialSerializer
     lookup_field = "name"
+
+    def perform_destroy(self, instance):
+        services.delete_credential(credential=instance)

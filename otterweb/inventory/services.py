@@ -195,6 +195,22 @@ def _check_unique_name(model, name: str, instance: Model) -> None:
         raise ValidationError({"name": f"There is already {article} {kind} named {name}."})
 
 
+def validate_environment(
+    *, environment: Environment, name: str, parent: Environment | None
+) -> None:
+    """What a save of ``environment`` would refuse, keyed by field: a name another one has, a
+    parent that is the environment itself or one of its descendants (the tree has no
+    cycles)."""
+    if parent is not None and environment.pk:
+        if parent.pk == environment.pk:
+            raise ValidationError({"parent": "An environment cannot be its own parent."})
+        if parent.pk in {e.pk for e in selectors.descendants(environment=environment)}:
+            raise ValidationError(
+                {"parent": f"{parent} is inside {environment}: it cannot also be its parent."}
+            )
+    _check_unique_name(Environment, name, environment)
+
+
 @transaction.atomic
 def save_environment(
     *,
@@ -203,35 +219,18 @@ def save_environment(
     description: str = "",
     parent: Environment | None = None,
 ) -> Environment:
-    """Create an environment, or change ``environment``. A parent that is the environment itself
-    or one of its descendants is refused: the tree has no cycles."""
+    """Create an environment, or change ``environment`` (see ``validate_environment``)."""
     environment = environment if environment is not None else Environment()
-    if parent is not None and environment.pk:
-        if parent.pk == environment.pk:
-            raise ValidationError({"parent": "An environment cannot be its own parent."})
-        if parent.pk in {e.pk for e in selectors.descendants(environment=environment)}:
-            raise ValidationError(
-                {"parent": f"{parent} is inside {environment}: it cannot also be its parent."}
-            )
+    validate_environment(environment=environment, name=name, parent=parent)
     environment.name, environment.description, environment.parent = name, description, parent
-    _check_unique_name(Environment, name, environment)
     environment.full_clean()
     environment.save()
     return environment
 
 
-@transaction.atomic
-def save_role(
-    *,
-    role: Role | None = None,
-    name: str,
-    description: str = "",
-    dependencies: Iterable[Role] = (),
-) -> Role:
-    """Create a role, or change ``role``. A role cannot need itself, directly or through the
-    roles it needs."""
-    role = role if role is not None else Role()
-    dependencies = list(dependencies)
+def validate_role(*, role: Role, name: str, dependencies: Iterable[Role]) -> None:
+    """What a save of ``role`` would refuse, keyed by field: a name another one has, a
+    dependency on itself, directly or through the roles it needs."""
     if role.pk:
         for dependency in dependencies:
             if dependency.pk == role.pk:
@@ -242,8 +241,22 @@ def save_role(
                         "dependencies": f"{dependency} already depends on {role}: that would be a circle."
                     }
                 )
-    role.name, role.description = name, description
     _check_unique_name(Role, name, role)
+
+
+@transaction.atomic
+def save_role(
+    *,
+    role: Role | None = None,
+    name: str,
+    description: str = "",
+    dependencies: Iterable[Role] = (),
+) -> Role:
+    """Create a role, or change ``role`` (see ``validate_role``)."""
+    role = role if role is not None else Role()
+    dependencies = list(dependencies)
+    validate_role(role=role, name=name, dependencies=dependencies)
+    role.name, role.description = name, description
     role.full_clean()
     role.save()
     role.dependencies.set(dependencies)

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from otterweb.accounts import tokens
 from otterweb.executions.models import Execution, LogEntry
 from otterweb.executions.runner import run_execution
-from otterweb.inventory.models import Credential, Server
+from otterweb.inventory.models import Credential, Environment, Server
 
 pytestmark = pytest.mark.django_db
 
@@ -68,6 +68,35 @@ def test_api_inventory_crud(admin) -> None:
     )
     assert admin.get("/api/servers/web1/").json()["environments"] == ["production-eu"]
     assert admin.delete("/api/roles/web/").status_code == 204
+
+
+def test_api_inventory_writes_refuse_what_the_services_refuse(admin) -> None:
+    admin.post("/api/environments/", {"name": "production"}, format="json")
+    admin.post("/api/environments/", {"name": "eu", "parent": "production"}, format="json")
+    circle = admin.patch("/api/environments/production/", {"parent": "eu"}, format="json")
+    assert circle.status_code == 400
+    assert circle.json()["errors"]["parent"] == ["eu is inside production: it cannot also be its parent."]  # fmt: skip
+    assert Environment.objects.get(name="production").parent is None
+    admin.post("/api/roles/", {"name": "base"}, format="json")
+    admin.post("/api/roles/", {"name": "web", "dependencies": ["base"]}, format="json")
+    loop = admin.patch("/api/roles/base/", {"dependencies": ["web"]}, format="json")
+    assert loop.status_code == 400 and "circle" in loop.json()["errors"]["dependencies"][0]
+    parent = admin.delete("/api/environments/production/")
+    assert parent.status_code == 400 and "contains other environments" in parent.json()["detail"]
+    assert Environment.objects.filter(name="production").exists()
+
+
+def test_api_partial_updates_keep_the_fields_left_out(admin) -> None:
+    admin.post("/api/roles/", {"name": "base"}, format="json")
+    admin.post("/api/roles/", {"name": "web", "dependencies": ["base"]}, format="json")
+    assert admin.patch("/api/roles/web/", {"description": "front"}, format="json").json()[
+        "dependencies"
+    ] == ["base"]
+    admin.post("/api/credentials/", {"name": "deploy", "secret": "s3cret"}, format="json")
+    renamed = admin.patch("/api/credentials/deploy/", {"name": "ops"}, format="json")
+    assert renamed.status_code == 200
+    assert list(Credential.objects.values_list("name", flat=True)) == ["ops"]
+    assert Credential.objects.get(name="ops").secret() == "s3cret"
 
 
 def test_api_variables_are_literals_sensitive_masked_and_explained(admin) -> None:

@@ -583,3 +583,59 @@ def test_admin_variable_with_two_scopes_reads_as_english_beside_the_fields(
     assert set(errors) == {"server", "role"}
     assert "A variable belongs to one place" in errors["server"][0]
     assert not Variable.objects.exists()
+
+
+def test_admin_refuses_a_circle_beside_the_field(admin_client, inventory) -> None:
+    production, web, base = inventory["production"], inventory["web"], inventory["base"]
+    environment = admin_client.post(
+        reverse("admin:inventory_environment_change", args=[production.pk]),
+        inline_post({"name": "production", "description": "", "parent": inventory["eu"].pk}, []),
+    )
+    assert environment.status_code == 200
+    assert environment.context["adminform"].form.errors["parent"] == [
+        "production-eu is inside production: it cannot also be its parent."
+    ]
+    role = admin_client.post(
+        reverse("admin:inventory_role_change", args=[base.pk]),
+        inline_post({"name": "base", "description": "", "dependencies": [web.pk]}, []),
+    )
+    assert role.status_code == 200
+    assert "circle" in role.context["adminform"].form.errors["dependencies"][0]
+    assert Environment.objects.get(pk=production.pk).parent is None
+    assert not base.dependencies.exists()
+
+
+def test_admin_saves_a_servers_roles_and_moves_a_variable_through_the_services(
+    admin_client, inventory
+) -> None:
+    response = admin_client.post(
+        reverse("admin:inventory_server_add"),
+        inline_post(
+            {"name": "db1", "description": "", "port": "22", "agent_type": "local", "active": "on",
+             "roles": [inventory["base"].pk], "environments": [inventory["eu"].pk]},
+            [],
+        ),
+    )  # fmt: skip
+    assert response.status_code == 302
+    db1 = Server.objects.get(name="db1")
+    assert [r.name for r in db1.roles.all()] == ["base"]
+    port = services.add_variable(name="Port", value="80", server=db1)
+    services.add_variable(name="Port", value="81", role=inventory["web"])
+    clash = {"name": "port", "value": "80", "server": "", "environment": "", "role": inventory["web"].pk}  # fmt: skip
+    response = admin_client.post(reverse("admin:inventory_variable_change", args=[port.pk]), clash)
+    assert "This role already has a variable named port." in html(response)
+    moved = {**clash, "name": "Port", "role": inventory["base"].pk}
+    response = admin_client.post(reverse("admin:inventory_variable_change", args=[port.pk]), moved)
+    assert response.status_code == 302
+    port.refresh_from_db()
+    assert (port.server, port.role) == (None, inventory["base"])
+
+
+def test_admin_delete_action_deletes_each_role(admin_client, inventory) -> None:
+    response = admin_client.post(
+        reverse("admin:inventory_role_changelist"),
+        {"action": "delete_selected", "_selected_action": [inventory["web"].pk], "post": "yes"},
+    )
+    assert response.status_code == 302
+    assert list(Role.objects.values_list("name", flat=True)) == ["base"]
+    assert list(inventory["web1"].roles.all()) == []
