@@ -21,6 +21,7 @@ from otterweb.api.permissions import EditScripts
 from otterweb.api.throttles import ScriptsThrottle, throttled_message
 from otterweb.editor.names import script_names
 from otterweb.editor.reference import reference
+from otterweb.parse_errors import parse_failure
 from otterweb.rafts.models import Raft
 
 
@@ -114,15 +115,7 @@ class UnblocksView(ScriptView):
         try:  # a name or a raw block's text can make text that reads otherwise
             parse(text)
         except OtterSyntaxError as error:
-            first = error.diagnostics[0]
-            raise serializers.ValidationError(
-                {
-                    "workspace": [
-                        "the blocks make text that does not parse: line "
-                        f"{first.line}, column {first.column}: {first.explained}"
-                    ]
-                }
-            ) from None
+            raise parse_failure(error, name="the text of the blocks", field="workspace") from None
         return Response({"script": text})
 
 

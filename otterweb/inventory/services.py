@@ -14,6 +14,7 @@ from django.db.models import Model
 from engine.errors import OtterSyntaxError
 from otterweb.inventory import selectors
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable, literal_value
+from otterweb.parse_errors import parse_failure
 
 ONE_SCOPE = next(
     c.violation_error_message
@@ -26,10 +27,7 @@ def validate_literal(value: str) -> None:
     try:
         literal_value(value)
     except OtterSyntaxError as error:
-        first = error.diagnostics[0]
-        raise ValidationError(
-            f"not an OtterScript value: {first.explained} (column {first.column})"
-        ) from None
+        raise parse_failure(error, name="value") from None
 
 
 # ---- variables

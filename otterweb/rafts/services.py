@@ -12,6 +12,7 @@ from django.db.models import ProtectedError
 from engine import OtterSyntaxError, format_script, parse
 from otterweb.executions.models import Execution
 from otterweb.executions.services import create_job
+from otterweb.parse_errors import parse_failure
 from otterweb.rafts import selectors
 from otterweb.rafts.models import Raft, RaftItem, RaftItemDraft, RaftItemVersion
 
@@ -47,7 +48,7 @@ class ScriptInvalid(ValidationError):
     (``syntax_error``) for an editor that marks them in place."""
 
     def __init__(self, error: OtterSyntaxError, *, name: str) -> None:
-        super().__init__({"content": [d.format(name) for d in error.diagnostics if d.is_error]})
+        super().__init__(parse_failure(error, name=name, field="content"))
         self.syntax_error = error
 
 

@@ -180,7 +180,7 @@ def test_unblocks_name_that_makes_other_text_is_refused(client) -> None:
     block = {"type": "otter_operation_call", "fields": {"NAME": "Exec {"}}
     refused(
         client.post(UNBLOCKS, {"workspace": workspace(block)}, format="json"),
-        "the blocks make text that does not parse",
+        "the text of the blocks:1:6: error: expected a value",
     )
 
 

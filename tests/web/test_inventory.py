@@ -62,7 +62,7 @@ def test_variable_values_are_otterscript_literals(inventory) -> None:
     resolved = resolve_variables(server=inventory["db1"])
     assert resolved["hosts"].value == ["a", "b"]
     assert resolved["config"].value == {"port": "80", "tls": ["yes"]}
-    with pytest.raises(ValidationError, match="not an OtterScript value"):
+    with pytest.raises(ValidationError, match="value:1:10: error: unexpected end"):
         services.set_variable(name="Bad", value="@(unclosed")
 
 

@@ -441,7 +441,7 @@ def test_variable_errors_are_shown_beside_the_field_with_the_input_kept(
     response = admin_client.post(url, {"new-name": "Hosts", "new-value": "@(unclosed"})
     assert response.status_code == 200
     group = field_errors(html(response), "id_new-value")
-    assert "not an OtterScript value" in group and "@(unclosed" in group
+    assert "value:1:10: error: unexpected end" in group and "@(unclosed" in group
     assert "errorlist" not in field_errors(html(response), "id_new-name")
     services.add_variable(name="Port", value="80", server=inventory["web1"])
     response = admin_client.post(url, {"new-name": "port", "new-value": "81"})
