@@ -14,9 +14,17 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Protocol, TypeAlias
 
 from engine.values import KIND_NAMES, Value, kind, to_text
+
+if TYPE_CHECKING:
+    from engine import ast
+    from engine.agents import Agent
+    from engine.interpreter.context import Context
+    from engine.interpreter.host import Credential, Host
+    from engine.interpreter.logs import Level
+    from engine.spans import Span
 
 SUMMARY_CHARACTERS = 200
 
@@ -26,6 +34,80 @@ def brief(text: str) -> str:
     what a log scope's title shows of an argument (a script, a command line, a path)."""
     line = next((line.strip() for line in text.splitlines() if line.strip()), "")
     return line if len(line) <= SUMMARY_CHARACTERS else line[: SUMMARY_CHARACTERS - 1] + "…"
+
+
+class Run(Protocol):
+    """What operations and functions see of the run in progress: the server and directory in
+    context, its agent, the host, and the variables in scope."""
+
+    @property
+    def server(self) -> str: ...
+
+    @property
+    def working_directory(self) -> str: ...
+
+    @property
+    def host(self) -> Host: ...
+
+    @property
+    def simulate(self) -> bool:
+        """Whether the run is a simulation: operations say what they would do, and do nothing."""
+
+    def resolve(self, path: str) -> str:
+        """``path`` from the directory in context."""
+
+    async def agent(self) -> Agent: ...
+
+    def credential(self, name: str) -> Credential:
+        """The credential ``name`` for the server in context, its secret masked in the log;
+        an ExecutionError when it does not exist or may not be used here."""
+
+    def variable(self, name: str) -> Value | None:
+        """A runtime or configuration variable by name (sigil optional), or None."""
+
+    async def evaluate(self, expression: ast.Expression, variables: dict | None = None) -> Value:
+        """Evaluate in this scope, with ``variables`` (casefolded name -> (name, value)) on top."""
+
+    async def test(self, predicate: ast.Predicate, variables: dict | None = None) -> bool: ...
+
+
+class OperationRun(Run, Protocol):
+    """What an operation's ``execute`` and ``collect`` get: the run, and a log of its own (an
+    error line fails the operation)."""
+
+    def log(self, level: Level, message: str) -> None: ...
+
+    def debug(self, message: str) -> None: ...
+
+    def info(self, message: str) -> None: ...
+
+    def warn(self, message: str) -> None: ...
+
+    def error(self, message: str) -> None: ...
+
+    def scalar_variables(self) -> dict[str, str]:
+        """Every text runtime variable visible here, inner scopes winning (ImportVariables)."""
+
+    def add_secret(self, secret: str) -> None:
+        """Mask ``secret`` in the log from now on."""
+
+    def set_variable(self, name: str, value: Value) -> None:
+        """Create or assign a runtime variable as a plain `set` would."""
+
+
+class FunctionRun(Run, Protocol):
+    """What a variable function gets as its first argument, ``call``."""
+
+    sigil: str  # how it was called: $, @ or %
+    span: Span | None
+    context: Context  # the server, role and directory in context, and the strand's status
+
+    async def evaluate_text(self, text: str) -> Value:
+        """``$Eval``: expand the variables and functions in ``text``."""
+
+
+# a registered function: ``def f(call, *args)``, plain or async
+FunctionImplementation: TypeAlias = Callable[Concatenate[FunctionRun, ...], Any]
 
 
 class Kind(StrEnum):
@@ -165,11 +247,11 @@ class Operation:
         return self.spec.name
 
     async def execute(
-        self, run: Any
+        self, run: OperationRun
     ) -> None:  # pragma: no cover - each kind overrides what it uses
         raise NotImplementedError
 
-    async def collect(self, run: Any) -> dict[str, Any]:  # pragma: no cover
+    async def collect(self, run: OperationRun) -> dict[str, Any]:  # pragma: no cover
         raise NotImplementedError
 
     def desired(self) -> dict[str, Any]:
@@ -186,7 +268,7 @@ class FunctionSpec:
     optional: int  # how many of the trailing params may be left out
     variadic: bool
     description: str
-    implementation: Callable[..., Any]
+    implementation: FunctionImplementation
     is_async: bool
 
     @property
@@ -294,10 +376,11 @@ def function(
     optional: int = 0,
     variadic: bool = False,
     description: str,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a variable function ``def f(call, *args)``; ``call`` gives it the run's context."""
+) -> Callable[[FunctionImplementation], FunctionImplementation]:
+    """Register a variable function ``def f(call, *args)``; ``call`` (a FunctionRun) gives it the
+    run's context."""
 
-    def register(implementation: Callable[..., Any]) -> Callable[..., Any]:
+    def register(implementation: FunctionImplementation) -> FunctionImplementation:
         spec = FunctionSpec(
             name, aliases, returns, params, optional, variadic, description, implementation,
             inspect.iscoroutinefunction(implementation),
