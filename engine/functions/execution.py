@@ -118,7 +118,7 @@ def _bare_function(name: str, sigil: str | None) -> FunctionSpec | None:
     description="true when the execution is a simulation (no operation changes anything).",
 )
 def is_simulation(call):
-    return "true" if call.execution.simulate else "false"
+    return "true" if call.simulate else "false"
 
 
 @function(

@@ -2,16 +2,7 @@
 
 from collections.abc import Sequence
 
-from engine.interpreter.executor import (
-    Difference,
-    Drift,
-    Execution,
-    ExecutionResult,
-    Mode,
-    RunState,
-    Status,
-    for_targets,
-)
+from engine.interpreter.executor import Execution, for_targets
 from engine.interpreter.host import (
     Credential,
     CredentialRefused,
@@ -20,6 +11,7 @@ from engine.interpreter.host import (
     StandaloneHost,
 )
 from engine.interpreter.logs import Level, ListSink, LogRecord, LogScope, LogSink, NullSink
+from engine.interpreter.results import Difference, Drift, ExecutionResult, Mode, RunState, Status
 
 
 async def run(

@@ -38,3 +38,10 @@ class LoopControl(Exception):
 
 class ModuleReturn(Exception):
     """`return`, travelling to the module or script that is running."""
+
+
+def unexpected(error: Exception) -> str:
+    """The message of an exception no part of the engine expected."""
+    if isinstance(error, RecursionError):
+        return "the script nests too deeply to run (Python's recursion limit)"
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

@@ -12,6 +12,7 @@ from engine import ast, check, format_script, formatter, from_blocks, parse, to_
 from engine.blocks.reader import BlockReader
 from engine.blocks.writer import BlockWriter
 from engine.checks import checker
+from engine.interpreter.handlers import Handlers
 from engine.visitor import method_name, snake_case
 
 
@@ -165,6 +166,7 @@ VISITORS = [
     (checker._Checker, ast.node_types()),
     (formatter._Writer, STATEMENT_TYPES),
     (BlockWriter, STATEMENT_TYPES),
+    (Handlers, STATEMENT_TYPES),
 ]
 NAMES = [visitor.__module__ + "." + visitor.__name__ for visitor, _ in VISITORS]
 

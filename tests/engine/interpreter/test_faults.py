@@ -4,8 +4,8 @@ error as its last log line."""
 
 from __future__ import annotations
 
-from engine import ast
-from engine.interpreter import executor
+from engine.interpreter.expressions import Evaluator
+from engine.registry import REGISTRY
 
 
 async def test_operation_given_a_url_with_a_space_fails_with_a_message(run) -> None:
@@ -23,7 +23,7 @@ async def test_operation_raising_an_unexpected_exception_fails_only_itself(
     async def broken(self, run) -> None:
         raise KeyError("surprise")
 
-    monkeypatch.setattr(executor.REGISTRY.find_operation(None, "Sleep").cls, "execute", broken)
+    monkeypatch.setattr(REGISTRY.find_operation(None, "Sleep").cls, "execute", broken)
     ran = await run("try {\n    Sleep 0;\n}\ncatch {\n    Log-Warning after;\n}")
     assert "Sleep failed: KeyError: 'surprise'" in ran.messages()
     assert ran.messages()[-1] == "after"
@@ -33,7 +33,7 @@ async def test_execution_ends_with_error_when_the_engine_itself_fails(run, monke
     async def broken(self, *args, **kwargs) -> None:
         raise RuntimeError("the engine broke")
 
-    monkeypatch.setitem(executor.STATEMENTS, ast.Log, broken)
+    monkeypatch.setattr(Evaluator, "evaluate", broken)
     ran = await run("Log-Information x;")
     assert ran.status == "error"
     assert ran.result.error == "RuntimeError: the engine broke"

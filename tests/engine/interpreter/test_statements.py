@@ -345,9 +345,9 @@ async def test_lock_serializes_blocks_within_the_execution(run) -> None:
 
 
 async def test_lock_a_block_that_waits_long_says_so(run, monkeypatch) -> None:
-    from engine.interpreter import executor
+    from engine.interpreter import strands
 
-    monkeypatch.setattr(executor, "LOCK_WAIT_NOTICE_SECONDS", 0.3)
+    monkeypatch.setattr(strands, "LOCK_WAIT_NOTICE_SECONDS", 0.3)
     ran = await run(
         "with async { with lock=!Deploy { Sleep 1; } }\n"
         "with async { with lock=!Deploy { Log-Information second; } }\nawait;"
