@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
+from engine import ast
+from engine.formatter import format_expression
+
 Value: TypeAlias = str | list | dict
 
 KIND_NAMES = {"$": "text", "@": "list", "%": "map"}
@@ -54,3 +57,16 @@ def describe(value: object) -> str:
         return "true" if value else "false"
     text = to_text(value) if isinstance(value, list | dict | str) else str(value)
     return f"'{text}'" if len(text) <= 60 else f"'{text[:57]}...'"
+
+
+def as_written(expression: ast.Expression) -> str:
+    """A value as written, its variables not expanded (DisableVariableExpansion): a scalar's
+    text with each expansion in it as OtterScript writes it; anything else as its literal."""
+    if not isinstance(expression, ast.Scalar):
+        return format_expression(expression, "line")
+    return "".join(
+        part.value
+        if isinstance(part, ast.Text)
+        else format_expression(ast.Scalar(parts=(part,)), "line")
+        for part in expression.parts
+    )

@@ -5,7 +5,9 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
+from engine import ast
 from engine.parser import parse_expression
+from engine.values import as_written
 from otterweb.fields import TextField
 from otterweb.inventory import secrets
 
@@ -226,9 +228,6 @@ class Variable(TimeStamped):
 
 def literal_value(text: str):
     """An OtterScript literal's value; expansions in it are kept as written."""
-    from engine import ast
-    from engine.formatter import format_expression
-
     expression = parse_expression(text, "line")
 
     def convert(node):
@@ -236,13 +235,6 @@ def literal_value(text: str):
             return [convert(item) for item in node.items]
         if isinstance(node, ast.Map):
             return {entry.key: convert(entry.value) for entry in node.entries}
-        if isinstance(node, ast.Scalar):
-            return "".join(
-                p.value
-                if isinstance(p, ast.Text)
-                else format_expression(ast.Scalar(parts=(p,)), "line")
-                for p in node.parts
-            )
-        return format_expression(node, "line")
+        return as_written(node)
 
     return convert(expression)
