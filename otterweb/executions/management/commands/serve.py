@@ -5,13 +5,15 @@ pending (by another process, or before a restart)."""
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from otterweb.executions import dispatch
+from otterweb.accounts import first_admin
+from otterweb.executions import dispatch, publish
 
 logger = logging.getLogger("otterweb.serve")
 
@@ -67,8 +69,6 @@ def _loopback(host: str) -> bool:
 def _first_admin(out) -> None:
     """On a fresh install, make the user `admin`; its password goes to a file only this user can
     read, never to the console (which may well be a log)."""
-    from otterweb.accounts import first_admin
-
     path = first_admin.create_if_none(data=settings.DATA_DIR)
     if path is not None:
         out.write(
@@ -80,9 +80,5 @@ def _first_admin(out) -> None:
 
 
 def _ready() -> None:
-    import asyncio
-
-    from otterweb.executions import publish
-
     publish.use_server_loop(asyncio.get_event_loop())
     logger.info("message='ready: websockets publish on the server loop'")
