@@ -10,6 +10,8 @@
 // parent's: labels and editable fields have fonts of their own in blocks.css) and remembered;
 // Blockly's canvas is taken off the page, where setting its font needs nobody's style.
 
+import * as Blockly from "blockly/core";
+
 const FONT_PROPERTIES = ["fontSize", "fontWeight", "fontFamily"] as const;
 type Font = Pick<CSSStyleDeclaration, (typeof FONT_PROPERTIES)[number]>;
 
@@ -39,4 +41,17 @@ export function measureTextQuickly(): void {
 /** Takes Blockly's canvas for measuring text off the page (made on its first measurement). */
 export function detachMeasuringCanvas(): void {
   for (const canvas of document.querySelectorAll<HTMLCanvasElement>("canvas.blocklyComputeCanvas")) canvas.remove();
+}
+
+/** Blockly gives a field its accessible name whenever its value is set, and a field whose value is
+ * loaded before it is drawn has no element yet: it throws, and Blockly catches that, for every
+ * field of every block loaded. Such a field is named when it is drawn. */
+export function nameOnlyDrawnFields(): void {
+  const prototype = Blockly.Field.prototype;
+  const recompute = prototype.recomputeAriaContext;
+  if ((recompute as { drawnOnly?: boolean }).drawnOnly) return;
+  const drawnOnly = function (this: Blockly.Field): boolean {
+    return this.getSvgRoot() ? recompute.call(this) : false;
+  };
+  prototype.recomputeAriaContext = Object.assign(drawnOnly, { drawnOnly: true });
 }

@@ -7,19 +7,19 @@
 import * as Blockly from "blockly/core";
 import * as English from "blockly/msg/en";
 import type { Api } from "../api/http";
-import { type Reference, ReferenceClient } from "../api/reference";
+import type { Reference, ReferenceClient } from "../api/reference";
 import { ScriptProblem, ScriptsClient } from "../api/scripts";
 import { BlocksClient, describeProblem, type BlockJson, type WorkspaceJson } from "./client";
 import { defineBlocks, useReference } from "./definitions";
 import { OPERATIONS_LIST } from "./rows";
 import { controlEntries, type Entry, operationEntries, search, SEARCH_CATEGORY, toolbox } from "./toolbox";
-import { detachMeasuringCanvas, measureTextQuickly } from "./measure";
+import { detachMeasuringCanvas, measureTextQuickly, nameOnlyDrawnFields } from "./measure";
 import "./blocks.css";
 import { type Tone, toolbar } from "../ui/status";
 
 export interface BlockEditorOptions {
   client: Api;
-  referenceUrl: string;
+  reference: ReferenceClient;
   checkUrl: string;
   formatUrl: string;
   blocksUrl: string;
@@ -77,10 +77,9 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
     localized = true;
   }
   defineBlocks();
-  const references = new ReferenceClient(options.client, options.referenceUrl);
   let reference: Reference | null = null;
   try {
-    reference = await references.load();
+    reference = await options.reference.load();
   } catch {
     options.say("Could not load the reference of operations: the toolbox has no operations.", "warn");
   }
@@ -128,6 +127,7 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
 
   withoutHasRules();
   measureTextQuickly();
+  nameOnlyDrawnFields();
   Blockly.utils.dom.getFastTextWidth(document.createElementNS(Blockly.utils.dom.SVG_NS, "text"), 11, "normal", "sans-serif");
   detachMeasuringCanvas();
 
@@ -346,11 +346,6 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
     load(json: WorkspaceJson) {
       loading = true;
       Blockly.Events.disable();
-      // Blockly sets each field's value before the field is drawn, and each such field throws
-      // (and catches) an error as it asks for its element: stack traces cost seconds on 1,000
-      // statements, and nobody reads them
-      const stackTraceLimit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 0;
       try {
         workspace.clear();
         Blockly.serialization.workspaces.load({ blocks: json.blocks }, workspace, { recordUndo: false });
@@ -359,7 +354,6 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
         for (const block of workspace.getBlocksByType("otter_operation_call", false))
           (block as unknown as { syncArguments?(): void }).syncArguments?.();
       } finally {
-        Error.stackTraceLimit = stackTraceLimit;
         Blockly.Events.enable();
       }
       this.headers = [...(json.otterscript?.headers ?? [])];

@@ -8,6 +8,7 @@
 
 import type { EditorView } from "@codemirror/view";
 import { api } from "../api/http";
+import type { ReferenceClient } from "../api/reference";
 import { ScriptProblem } from "../api/scripts";
 import { BlocksClient, describeProblem } from "../blocks/client";
 import { type EditorMode, openingMode, withMode } from "../blocks/header";
@@ -22,7 +23,7 @@ export interface ModeOptions {
   unblocksUrl: string;
   checkUrl: string;
   formatUrl: string;
-  referenceUrl: string;
+  reference: ReferenceClient;
   fallback: EditorMode;
 }
 
@@ -93,7 +94,7 @@ export function mountModes(textarea: HTMLTextAreaElement, view: EditorView, opti
     (loadingEditor ??= import("../blocks/workspace").then(({ mountBlockEditor }) =>
       mountBlockEditor(blocksHost, {
         client,
-        referenceUrl: options.referenceUrl,
+        reference: options.reference,
         checkUrl: options.checkUrl,
         formatUrl: options.formatUrl,
         blocksUrl: options.blocksUrl,
@@ -133,6 +134,7 @@ export function mountModes(textarea: HTMLTextAreaElement, view: EditorView, opti
           return true;
         }
         say("Opening as blocks…");
+        void import("../blocks/workspace"); // Blockly's chunks arrive while the server converts
         let workspace;
         try {
           workspace = await converter.toBlocks(text);

@@ -22,18 +22,19 @@ if (field && textarea) {
     csrfToken: csrf?.value ?? "",
     checkUrl: data.checkUrl ?? "",
     formatUrl: data.formatUrl ?? "",
-    referenceUrl: data.referenceUrl ?? "",
   };
   const language = (data.language as EditorLanguage) || "plain";
   const text = mountTextEditor(textarea, {
     language,
     ...options,
+    referenceUrl: data.referenceUrl ?? "",
     namesUrl: data.namesUrl,
     raft: data.raft,
   });
   if (language === "otterscript" && data.blocksUrl && data.unblocksUrl) {
     const modes = mountModes(textarea, text.view, {
       ...options,
+      reference: text.reference,
       blocksUrl: data.blocksUrl,
       unblocksUrl: data.unblocksUrl,
       fallback: (data.defaultMode as EditorMode) || "visual",

@@ -87,6 +87,8 @@ function button(label: string, title: string, action: () => void): HTMLButtonEle
 
 export interface MountedEditor {
   view: EditorView;
+  /** The reference of operations and functions (loaded once for the page). */
+  reference: ReferenceClient;
   format(): Promise<void>;
 }
 
@@ -218,7 +220,7 @@ export function mountTextEditor(textarea: HTMLTextAreaElement, options: EditorOp
       event.preventDefault();
       view.focus();
     });
-  return { view, format };
+  return { view, format, reference };
 }
 
 /** The textarea's name for assistive technology, carried over to the editor's content. */
