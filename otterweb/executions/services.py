@@ -17,6 +17,7 @@ from otterweb.executions.models import Execution, Job, JobTemplate, JobTemplateP
 from otterweb.executions.runner import close_execution
 from otterweb.inventory.models import Server
 from otterweb.inventory.selectors import servers_for
+from otterweb.parse_errors import parse_failure
 from otterweb.rafts.models import RaftItem
 
 NO_TARGETS = (
@@ -42,9 +43,7 @@ def create_job(
     try:
         parsed = parse(text, name=name or "script")
     except OtterSyntaxError as error:
-        raise ValidationError(
-            [d.format(name or "script") for d in error.diagnostics if d.is_error]
-        ) from None
+        raise parse_failure(error, name=name or "script") from None
     if mode not in Mode.values:
         raise ValidationError(f"mode is one of {', '.join(Mode.values)}, not {mode!r}")
     variables = script_variables(variables)
