@@ -11,12 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from typing import ClassVar, Literal, TypeAlias
+from typing import ClassVar, Literal, TypeAlias, TypeVar, dataclass_transform
 
 from engine.errors import Diagnostic
 from engine.spans import Span
 
-node = dataclass(frozen=True, slots=True, kw_only=True)
+NodeClass = TypeVar("NodeClass")
+
+
+@dataclass_transform(frozen_default=True, kw_only_default=True, field_specifiers=(field,))
+def node(cls: type[NodeClass]) -> type[NodeClass]:
+    """A frozen, slotted, keyword-only dataclass (declared so that type checkers see one)."""
+    return dataclass(frozen=True, slots=True, kw_only=True)(cls)
 
 
 def _span() -> Span | None:
