@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Callable
 from functools import partial
-from json.decoder import JSONDecodeError, scanstring
+from json.decoder import JSONDecodeError, scanstring  # type: ignore[attr-defined]  # not in typeshed
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
@@ -113,7 +113,7 @@ def _read(text: str, max_depth: int | None, surrogates: bool, integer: Callable)
             if isinstance(container, list):
                 container.append(value)
             else:
-                container[keys[-1]] = value  # type: ignore[index]
+                container[keys[-1]] = value
             position = _skip(text, position)
             character = text[position : position + 1]
             if character == ",":
@@ -190,7 +190,7 @@ def dumps(value: Any, *, indent: int | None = None, ensure_ascii: bool = False) 
             out.append(_scalar(pending, quote))
         while stack:
             items, of_dict = stack[-1]
-            item = next(items, _END)
+            item: Any = next(items, _END)
             if item is _END:
                 stack.pop()
                 firsts.pop()

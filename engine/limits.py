@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import fields
 
 from engine import ast
 from engine.errors import Diagnostic, OtterSyntaxError
@@ -92,15 +93,15 @@ def too_deep(span: Span | None, what: str = "the script") -> Diagnostic:
     return Diagnostic.at(span, message, code="nesting", hint=NESTING_HINT)
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
+_FIELDS: dict[type[ast.Node], tuple[str, ...]] = {}
 
 
-def _node_fields(cls: type) -> tuple[str, ...]:
+def _node_fields(cls: type[ast.Node]) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
         names = _FIELDS[cls] = tuple(
-            name
-            for name in cls.__dataclass_fields__
-            if name not in ("span", "description", "warnings", "name", "style")
+            f.name
+            for f in fields(cls)
+            if f.name not in ("span", "description", "warnings", "name", "style")
         )
     return names

@@ -95,7 +95,7 @@ class LocalAgent:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,  # its own process group, so a kill reaches its children
-                **({"user": self.user} if self.user else {}),
+                user=self.user,
             )
         except FileNotFoundError as error:
             raise AgentError(
