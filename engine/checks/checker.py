@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from engine import ast
-from engine.errors import Diagnostic, sort_key
+from engine.errors import Diagnostic, Severity, sort_key
 from engine.keywords import NOT_STATEMENTS, STATEMENT_KEYWORDS
 from engine.limits import nesting_problem, too_deep
 from engine.registry import REGISTRY, ParamType
@@ -46,9 +46,11 @@ class _Checker(Visitor[None]):
         self.locks = 0
         self.async_tokens: set[str] = set()
 
-    def report(self, node: ast.Node, message: str, *, severity: str = "error", code: str) -> None:
+    def report(
+        self, node: ast.Node, message: str, *, severity: Severity = "error", code: str
+    ) -> None:
         span = node.span or NOWHERE
-        self.diagnostics.append(Diagnostic.at(span, message, severity=severity, code=code))  # type: ignore[arg-type]
+        self.diagnostics.append(Diagnostic.at(span, message, severity=severity, code=code))
 
     def generic(self, node: ast.Node) -> None:
         for child in node.children():

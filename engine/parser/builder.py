@@ -32,7 +32,7 @@ def _variable(token: Token) -> ast.VariableRef:
     name = token.value[1:]
     if name.startswith("{"):
         name = name[1:-1]
-    return ast.VariableRef(sigil=token.value[0], name=name, span=token_span(token))  # type: ignore[arg-type]
+    return ast.VariableRef(sigil=token.value[0], name=name, span=token_span(token))
 
 
 @dataclass(slots=True)
@@ -50,7 +50,9 @@ class _ArgList:
 
     def commented(self) -> tuple[ast.CallArgument, ...]:
         """The arguments, given the comments inside the parentheses."""
-        return attach_argument_comments(self.arguments, self.open.end_pos, self.close.start_pos)
+        return attach_argument_comments(
+            self.arguments, token_span(self.open).end, token_span(self.close).start
+        )
 
 
 @dataclass(slots=True)
@@ -373,7 +375,7 @@ class Builder(Transformer):
     def ref(self, children):
         opener = children[0]
         kind = opener.type
-        span = token_span(opener)
+        span: Span | None = token_span(opener)
         position = 1
         node: ast.Expression
         if kind in ("VECTOR_OPEN", "MAP_OPEN"):

@@ -10,7 +10,7 @@ from dataclasses import replace
 from lark import Token
 
 from engine import ast
-from engine.parser.context import Comment, current
+from engine.parser.context import Comment, current, token_span
 from engine.spans import Span
 
 
@@ -19,10 +19,9 @@ def collect_comment(token: Token) -> Token:
     context = current()
     if context.base is None:
         text = token.value if token.value.startswith("/*") else token.value.rstrip()
-        context.comments.append(
-            Comment(token.start_pos, token.end_pos, token.line, token.end_line, text)
-        )
-        context.comment_starts.append(token.start_pos)
+        span = token_span(token)
+        context.comments.append(Comment(span.start, span.end, span.line, span.end_line, text))
+        context.comment_starts.append(span.start)
     return token
 
 

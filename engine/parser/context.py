@@ -10,12 +10,12 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from lark import Token
 
 from engine import ast
-from engine.errors import Diagnostic
+from engine.errors import Diagnostic, Severity
 from engine.spans import Span
 
 
@@ -50,12 +50,12 @@ class Context:
         span: Span,
         message: str,
         *,
-        severity: str = "error",
+        severity: Severity = "error",
         code: str = "syntax",
         hint: str = "",
     ) -> None:
         self.diagnostics.append(
-            Diagnostic.at(span, message, severity=severity, code=code, hint=hint)  # type: ignore[arg-type]
+            Diagnostic.at(span, message, severity=severity, code=code, hint=hint)
         )
 
 
@@ -109,6 +109,10 @@ def span_of(item: Any) -> Span | None:
     return getattr(item, "span", None)
 
 
+@overload
+def cover(first: Token, last: Token) -> Span: ...
+@overload
+def cover(first: Any, last: Any) -> Span | None: ...
 def cover(first: Any, last: Any) -> Span | None:
     """The span from the start of ``first`` to the end of ``last`` (tokens or nodes, in order)."""
     if type(first) is Token and type(last) is Token and _local.context.base is None:

@@ -51,6 +51,12 @@ def _parser() -> Lark:
     )
 
 
+def _build(text: str, start: str, **options: Any) -> Any:
+    """What the builder makes of ``text`` from the rule ``start`` (lark types every parse as
+    giving a tree; with a builder embedded it gives AST nodes)."""
+    return _parser().parse(text, start=start, **options)
+
+
 def tree_parser() -> Lark:
     """The same grammar building only lark's parse tree (for the benchmark's baseline)."""
     return _lark()
@@ -59,7 +65,7 @@ def tree_parser() -> Lark:
 def _parse_body(body: str) -> list[ast.ScalarPart]:
     """The parts of a string's body that holds more than text, variables and escapes."""
     try:
-        return _parser().parse(body, start="text_body")
+        return _build(body, "text_body")
     except UnexpectedInput as error:
         report_unexpected(error, body)
         return [ast.Text(value=body)]
@@ -71,7 +77,7 @@ def _run(text: str, start: str, name: str) -> Any:
     result = None
     with parsing(text, _parse_body) as ctx:
         try:
-            result = _parser().parse(text, start=start, on_error=recover)
+            result = _build(text, start, on_error=recover)
             problem = nesting_problem(result) if result is not None else None
             if problem is not None:
                 ctx.diagnostics.append(problem)

@@ -9,10 +9,11 @@ carries on.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.lexer import LineCounter
+from lark.parsers.lalr_interactive_parser import InteractiveParser
 
 from engine.keywords import NOT_STATEMENTS, STATEMENT_KEYWORDS
 from engine.parser.context import current, placed, token_span
@@ -190,7 +191,7 @@ def report_unexpected(error: UnexpectedInput, text: str) -> None:
             message = f"expected {_describe_expected(set(error.expected))}, found {_describe_token(token)}"
             hint = _hint(text, token) or ""
     elif isinstance(error, UnexpectedCharacters):
-        position = error.pos_in_stream
+        position = _character_position(error)
         span = placed(span_at(text, position, 1))
         char = text[position] if position < len(text) else ""
         rest_of_line = text[position:].split("\n", 1)[0]
@@ -230,10 +231,21 @@ ARGUMENT_START = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*\s*(?::|=>)")
 SEPARATORS = {"SEMI": (";", STATEMENT_START), "COMMA": (",", ARGUMENT_START)}
 
 
+def _character_position(error: UnexpectedCharacters) -> int:
+    # lark declares pos_in_stream None on UnexpectedInput; UnexpectedCharacters sets the offset
+    return error.pos_in_stream  # type: ignore[return-value]
+
+
+def _token_position(token: Token) -> int:
+    assert token.start_pos is not None  # lark types it Optional; its lexer always sets it
+    return token.start_pos
+
+
 def _error_position(error: UnexpectedInput) -> int:
     if isinstance(error, UnexpectedToken):
-        return len(current().text) if error.token.type == "$END" else error.token.start_pos
-    return error.pos_in_stream
+        return len(current().text) if error.token.type == "$END" else _token_position(error.token)
+    assert isinstance(error, UnexpectedCharacters)  # lark raises only the two
+    return _character_position(error)
 
 
 def _insert_separator(error: UnexpectedInput) -> bool:
@@ -309,24 +321,31 @@ def recover(error: UnexpectedInput) -> bool:
         return False
     if isinstance(error, UnexpectedCharacters):
         # skip the rest of the line
-        lexer_state = parser.lexer_thread.state
-        position = lexer_state.line_ctr.char_pos
+        counter = _line_counter(parser)
+        position = counter.char_pos
         newline = ctx.text.find("\n", position)
         end = len(ctx.text) if newline < 0 else newline
-        lexer_state.line_ctr.feed(ctx.text[position:end] or ctx.text[position : position + 1])
+        counter.feed(ctx.text[position:end] or ctx.text[position : position + 1])
         return True
-    token = error.token
-    if token.type == "$END":
+    assert isinstance(error, UnexpectedToken)  # lark raises only the two
+    if error.token.type == "$END":
         return False
-    if token.start_pos not in ctx.rewound:
+    position = _token_position(error.token)
+    if position not in ctx.rewound:
         # read the token again in the statement list's own lexer state: it may start a statement
-        ctx.rewound.add(token.start_pos)
-        _rewind(parser, token.start_pos)
+        ctx.rewound.add(position)
+        _rewind(parser, position)
     return True
 
 
-def _rewind(parser: Any, position: int) -> None:
-    counter = parser.lexer_thread.state.line_ctr
+def _line_counter(parser: InteractiveParser) -> LineCounter:
+    state = parser.lexer_thread.state
+    assert state is not None  # lark types it Optional; a parse always has one
+    return state.line_ctr
+
+
+def _rewind(parser: InteractiveParser, position: int) -> None:
+    counter = _line_counter(parser)
     line, column = _line_and_column(current().text, position)
     counter.char_pos, counter.line, counter.column = position, line, column
     counter.line_start_pos = position - column + 1

@@ -26,7 +26,6 @@ _BODY_EXPANSION = re.compile(
     r"\$(?P<var>[A-Za-z][A-Za-z0-9_]*)(?![A-Za-z0-9_(])|\$\{(?P<braced>[^}\n]*)\}|(?P<lone>\$)(?![A-Za-z{(])|`(?P<escape>[^\n])"
 )
 
-SWIM_OPEN = re.compile(r">([^>\s]{0,5})>")
 SWIM_LEADING_NEWLINE = re.compile(r"\A[ \t]*\r?\n")
 SWIM_TRAILING_NEWLINE = re.compile(r"\r?\n[ \t]*\Z")
 
@@ -96,7 +95,7 @@ def _simple_body(body: str, base: tuple[int, int, int]) -> list[ast.ScalarPart] 
 
 def _swim_parts(token: Token) -> tuple[ast.ScalarPart, ...]:
     raw = token.value
-    sentinel = SWIM_OPEN.match(raw).group(0)  # type: ignore[union-attr]
+    sentinel = raw[: raw.index(">", 1) + 1]  # >>, or >name> with a name of up to five characters
     body = raw[len(sentinel) : -len(sentinel)]
     skip = len(sentinel)
     leading = SWIM_LEADING_NEWLINE.match(body)
@@ -127,11 +126,11 @@ def merge_text(parts: list[ast.ScalarPart]) -> tuple[ast.ScalarPart, ...]:
 
 def scalar_parts(
     children: list[Any], parts: list[ast.ScalarPart] | None = None
-) -> tuple[list[ast.ScalarPart], str]:
+) -> tuple[list[ast.ScalarPart], ast.QuoteStyle]:
     """Turn the pieces of a scalar into parts; returns the parts and the quoting style."""
     ctx = current()
     parts = parts if parts is not None else []
-    style = "implicit"
+    style: ast.QuoteStyle = "implicit"
     previous_kind = None
     trim_end = False
     for index, child in enumerate(children):
@@ -178,10 +177,9 @@ def scalar_parts(
         last = parts[-1]
         stripped = last.value.rstrip()
         if stripped != last.value:
-            span = last.span
-            if span is not None:
-                span = span.trimmed(trail=len(last.value) - len(stripped))
-            parts[-1] = ast.Text(value=stripped, span=span)
+            trail = len(last.value) - len(stripped)
+            trimmed = None if last.span is None else last.span.trimmed(trail=trail)
+            parts[-1] = ast.Text(value=stripped, span=trimmed)
     if style != "implicit" and any(
         not (isinstance(child, Token) and child.type in IMPLICIT_TEXT and not child.value.strip())
         for child in children[1:]
@@ -201,5 +199,4 @@ def scalar(children: list[Any]) -> ast.Scalar:
             span = span.trimmed(len(text) - len(text.lstrip()), len(text) - len(text.rstrip()))
         return ast.Scalar(parts=(ast.Text(value=stripped, span=span),), span=span)
     parts, style = scalar_parts(children)
-    span = cover(children[0], children[-1])
-    return ast.Scalar(parts=merge_text(parts), style=style, span=span)  # type: ignore[arg-type]
+    return ast.Scalar(parts=merge_text(parts), style=style, span=cover(children[0], children[-1]))
