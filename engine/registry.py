@@ -142,7 +142,7 @@ class Param:
     description: str = ""
     attribute: str = ""
 
-    def __set_name__(self, owner: type, attribute: str) -> None:
+    def __set_name__(self, owner: object, attribute: str) -> None:
         self.attribute = attribute
 
     @property

@@ -111,7 +111,7 @@ class EnsureFile(Operation):
             await agent.write_file(path, (self.text or "").encode())
             run.info(f"Wrote {path}.")
         if self.read_only is not None:
-            current = (await agent.stat(path)).mode  # type: ignore[union-attr]
+            current = (await agent.stat(path)).mode
             mode = current & ~0o222 if self.read_only else current | 0o200
             await agent.set_mode(path, mode)
 

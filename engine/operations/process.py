@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
+from typing import TypedDict
 
 from engine.interpreter.logs import Level
 from engine.registry import Operation, param
@@ -19,6 +20,13 @@ LEVELS = {
 EXIT_RULE = re.compile(r"\s*(==|!=|<=|>=|<|>|=)?\s*(-?\d+)\s*")
 
 
+class StreamLevels(TypedDict):
+    """The log levels of a process's standard output and standard error lines."""
+
+    output_level: Level
+    error_level: Level
+
+
 class OutputLevels(Operation):
     """The log levels of a process's two output streams."""
 
@@ -31,7 +39,7 @@ class OutputLevels(Operation):
         "ErrorOutputLogLevel", default="Error", description="The log level of standard error lines."
     )
 
-    def levels(self) -> dict[str, Level]:
+    def levels(self) -> StreamLevels:
         return {
             "output_level": level(self.output_level, Level.INFORMATION),
             "error_level": level(self.error_level, Level.ERROR),
@@ -107,7 +115,7 @@ async def run_process(
         command, on_output=on_output, cwd=cwd or run.working_directory or None, env=env, stdin=stdin
     )
     verdict = exit_code_ok(success, code)
-    if verdict is False:
+    if verdict is False and success is not None:
         run.error(
             f"{command[0]} exited with code {code} on {run.server}; expected an exit code {success.strip()}."
         )

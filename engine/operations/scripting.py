@@ -88,11 +88,10 @@ class ShellScript(Script, OutputLevels):
             run.set_variable(name, value)
 
 
-def _shell_name(name: object) -> str:
-    text = to_text(name)  # type: ignore[arg-type]
-    if not text.replace("_", "a").isalnum() or text[0].isdigit():
-        raise ValueError(f"'{text}' cannot be a shell variable name")
-    return text
+def _shell_name(name: str) -> str:
+    if not name.replace("_", "a").isalnum() or name[0].isdigit():
+        raise ValueError(f"'{name}' cannot be a shell variable name")
+    return name
 
 
 @operation(
