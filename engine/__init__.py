@@ -1,6 +1,7 @@
 """The OtterScript language: parser, formatter, checks, block conversion and interpreter.
 
-This package never imports Django; the web application plugs in through the host interface.
+This package never imports Django; the web application plugs in through the host interface and
+imports only the names of ``__all__`` (a test holds it to that).
 
     script = parse(text)                    # OtterSyntaxError(.diagnostics) if it does not parse
     text = format_script(script)            # canonical text
@@ -10,14 +11,32 @@ This package never imports Django; the web application plugs in through the host
     result = await run(script, host=Host()) # status, drift, duration
 """
 
-from engine.ast import Script
-from engine.blocks import from_blocks, to_blocks
+from engine.agents import Agent, AgentError, LocalAgent
+from engine.agents.local import run_environment
+from engine.ast import Script, targets_servers
+from engine.blocks import RAW, STATEMENT_TYPES, BlocksError, from_blocks, to_blocks
 from engine.checks import check
 from engine.errors import Diagnostic, OtterError, OtterSyntaxError
 from engine.formatter import format_script
-from engine.interpreter import ExecutionResult, Host, Mode, run
+from engine.interpreter import (
+    Credential,
+    CredentialRefused,
+    Execution,
+    ExecutionResult,
+    Host,
+    Level,
+    LockProvider,
+    LogRecord,
+    LogScope,
+    Mode,
+    run,
+)
+from engine.json_text import json_dumps, json_loads
+from engine.json_values import from_json_value
 from engine.limits import MAX_NESTING, allow_deep_recursion
 from engine.parser import parse
+from engine.registry import REGISTRY, FunctionSpec, OperationSpec, Param
+from engine.values import Value, kind, literal_value, to_text
 
 # Every walk over a script recurses per level of nesting; MAX_NESTING levels need more than
 # Python's default 1,000 frames (see engine.limits).
@@ -25,17 +44,43 @@ allow_deep_recursion()
 
 __all__ = [
     "MAX_NESTING",
+    "RAW",
+    "REGISTRY",
+    "STATEMENT_TYPES",
+    "Agent",
+    "AgentError",
+    "BlocksError",
+    "Credential",
+    "CredentialRefused",
     "Diagnostic",
+    "Execution",
     "ExecutionResult",
+    "FunctionSpec",
     "Host",
+    "Level",
+    "LocalAgent",
+    "LockProvider",
+    "LogRecord",
+    "LogScope",
     "Mode",
+    "OperationSpec",
     "OtterError",
     "OtterSyntaxError",
+    "Param",
     "Script",
+    "Value",
     "check",
     "format_script",
     "from_blocks",
+    "from_json_value",
+    "json_dumps",
+    "json_loads",
+    "kind",
+    "literal_value",
     "parse",
     "run",
+    "run_environment",
+    "targets_servers",
     "to_blocks",
+    "to_text",
 ]

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from engine import check, format_script, from_blocks, json_text, parse, to_blocks
+from engine import check, format_script, from_blocks, json_dumps, json_loads, parse, to_blocks
 from engine.blocks import BlocksError
 from engine.errors import Diagnostic, OtterSyntaxError
 from engine.values import describe
@@ -104,13 +104,13 @@ def command_blocks(args: argparse.Namespace) -> int:
         for diagnostic in error.diagnostics:
             print(diagnostic.format(args.file), file=sys.stderr)
         return 2
-    print(json_text.dumps(workspace, indent=2))  # as deep as the script is long
+    print(json_dumps(workspace, indent=2))  # as deep as the script is long
     return 0
 
 
 def command_unblocks(args: argparse.Namespace) -> int:
     try:
-        data = json_text.loads(_read(args.file), surrogates=False)
+        data = json_loads(_read(args.file), surrogates=False)
         script = from_blocks(data)
     except json.JSONDecodeError as error:
         print(

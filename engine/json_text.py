@@ -3,7 +3,7 @@
 A workspace nests two levels for each statement in a row (``"next": {"block": ...}``), so a
 long script's JSON nests deeper than Python's ``json`` can go: its reader and writer recurse
 once per level and stop at the recursion limit. These walk with a stack of their own, so a
-workspace of any length goes both ways. ``loads`` tries ``json.loads`` first (fast, in C) and
+workspace of any length goes both ways. ``json_loads`` tries ``json.loads`` first (fast, in C) and
 reads on its own only what that cannot.
 """
 
@@ -24,7 +24,7 @@ LITERALS = {"true": True, "false": False, "null": None}
 _END = object()
 
 
-def loads(
+def json_loads(
     text: str,
     *,
     max_depth: int | None = None,
@@ -168,7 +168,7 @@ def _inspect(value: Any, text: str, max_depth: int | None, surrogates: bool) -> 
         pending.extend((item, depth + 1) for item in value)
 
 
-def dumps(value: Any, *, indent: int | None = None, ensure_ascii: bool = False) -> str:
+def json_dumps(value: Any, *, indent: int | None = None, ensure_ascii: bool = False) -> str:
     """The JSON text of ``value`` (dicts, lists, tuples, text, numbers, booleans, None), however
     deep it nests; compact unless ``indent`` is given."""
     quote = encode_basestring_ascii if ensure_ascii else encode_basestring

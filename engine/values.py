@@ -6,6 +6,7 @@ from typing import TypeAlias
 
 from engine import ast
 from engine.formatter import format_expression
+from engine.parser import parse_expression
 
 Value: TypeAlias = str | list | dict
 
@@ -70,3 +71,17 @@ def as_written(expression: ast.Expression) -> str:
         else format_expression(ast.Scalar(parts=(part,)), "line")
         for part in expression.parts
     )
+
+
+def literal_value(text: str) -> Value:
+    """An OtterScript literal's value (a configuration variable's); expansions in it are kept
+    as written."""
+
+    def convert(expression: ast.Expression) -> Value:
+        if isinstance(expression, ast.Vector):
+            return [convert(item) for item in expression.items]
+        if isinstance(expression, ast.Map):
+            return {entry.key: convert(entry.value) for entry in expression.entries}
+        return as_written(expression)
+
+    return convert(parse_expression(text, "line"))

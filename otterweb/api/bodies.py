@@ -16,7 +16,7 @@ from django.conf import settings
 from rest_framework import parsers, renderers, serializers
 from rest_framework.exceptions import ParseError
 
-from engine import json_text
+from engine import json_dumps, json_loads
 
 # A request's JSON may be this many times the script limit.
 BODY_FACTOR = 4
@@ -55,7 +55,7 @@ class JSONParser(parsers.JSONParser):
         except (UnicodeDecodeError, LookupError) as error:
             raise ParseError(f"JSON parse error - the body is not {encoding}: {error}") from None
         try:
-            return json_text.loads(text, max_depth=self.depth(), surrogates=False, integer_bits=64)
+            return json_loads(text, max_depth=self.depth(), surrogates=False, integer_bits=64)
         except ValueError as error:
             raise ParseError(f"JSON parse error - {error}") from None
 
@@ -74,6 +74,6 @@ class DeepJSONRenderer(renderers.JSONRenderer):
         if data is None:
             return b""
         try:
-            return json_text.dumps(data, ensure_ascii=self.ensure_ascii).encode("utf-8")
+            return json_dumps(data, ensure_ascii=self.ensure_ascii).encode("utf-8")
         except TypeError:  # a type only DRF's encoder knows (a date, a lazy text ...)
             return super().render(data, accepted_media_type, renderer_context)

@@ -14,8 +14,15 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from engine import OtterSyntaxError, check, format_script, from_blocks, parse, to_blocks
-from engine.blocks import BlocksError
+from engine import (
+    BlocksError,
+    OtterSyntaxError,
+    check,
+    format_script,
+    from_blocks,
+    parse,
+    to_blocks,
+)
 from otterweb.api.bodies import DeepJSONRenderer, WorkspaceJSONParser
 from otterweb.api.permissions import EditScripts
 from otterweb.api.throttles import ScriptsThrottle, throttled_message

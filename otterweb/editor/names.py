@@ -7,10 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine import OtterError
-from engine.values import kind
+from engine import OtterError, kind, literal_value
 from otterweb.executions.host import RAFT_KINDS
-from otterweb.inventory.models import Variable, literal_value
+from otterweb.inventory.models import Variable
 from otterweb.rafts.models import Raft, RaftItem
 
 # `call` takes a name (engine/grammar/otterscript.lark, NAME); other items cannot be called

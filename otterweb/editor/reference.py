@@ -8,9 +8,7 @@ import json
 from functools import cache
 from typing import Any
 
-from engine.blocks import RAW, STATEMENT_TYPES
-from engine.registry import REGISTRY, FunctionSpec, OperationSpec, Param
-from engine.values import to_text
+from engine import RAW, REGISTRY, STATEMENT_TYPES, FunctionSpec, OperationSpec, Param, to_text
 
 # What a function returns when the call's sigil decides ($Eval, @Eval, %Eval all work).
 ANY_SIGIL = ("$", "@", "%")

@@ -7,10 +7,16 @@ from collections.abc import Mapping
 
 from asgiref.sync import sync_to_async
 
-from engine.agents import Agent, AgentError
-from engine.agents.local import run_environment
-from engine.interpreter import Credential, CredentialRefused, Host, LockProvider
-from engine.values import Value
+from engine import (
+    Agent,
+    AgentError,
+    Credential,
+    CredentialRefused,
+    Host,
+    LockProvider,
+    Value,
+    run_environment,
+)
 from otterweb.executions.local_runs import local_agent, run_as_user
 from otterweb.inventory.models import Credential as StoredCredential
 from otterweb.inventory.models import Server

@@ -20,8 +20,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from engine.agents import AgentError, LocalAgent
-from engine.agents.local import run_environment
+from engine import AgentError, LocalAgent, run_environment
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from engine.interpreter import LockProvider
+from engine import LockProvider
 from otterweb.executions.models import Execution, GlobalLock
 
 logger = logging.getLogger(__name__)

@@ -17,8 +17,8 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
+from engine import Execution as EngineExecution
 from engine import parse
-from engine.interpreter import Execution as EngineExecution
 from otterweb.executions import local_runs
 from otterweb.executions.host import DjangoHost
 from otterweb.executions.local_runs import may_run_locally, remove_work_folder, work_folder

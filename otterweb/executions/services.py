@@ -8,9 +8,7 @@ from functools import partial
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from engine import OtterSyntaxError, parse
-from engine.ast import targets_servers
-from engine.json_values import from_json_value
+from engine import OtterSyntaxError, from_json_value, parse, targets_servers
 from otterweb.executions import dispatch
 from otterweb.executions.local_runs import may_run_locally
 from otterweb.executions.models import Execution, Job, JobTemplate, JobTemplatePrompt, Mode

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from django.conf import settings
 from django.db import connection, transaction
 
-from engine.interpreter.logs import Level, LogRecord, LogScope
+from engine import Level, LogRecord, LogScope
 from otterweb.executions.models import Execution, LogEntry
 from otterweb.executions.models import LogScope as StoredScope
 

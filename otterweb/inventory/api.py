@@ -9,7 +9,7 @@ from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from engine.values import to_text
+from engine import to_text
 from otterweb.inventory import services
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 from otterweb.inventory.selectors import resolve_variables

@@ -5,9 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-from engine import ast
-from engine.parser import parse_expression
-from engine.values import as_written
+from engine import literal_value
 from otterweb.fields import TextField
 from otterweb.inventory import secrets
 
@@ -224,17 +222,3 @@ class Variable(TimeStamped):
     def runtime_value(self):
         """The value as the engine sees it: text, a list or a map."""
         return literal_value(self.literal())
-
-
-def literal_value(text: str):
-    """An OtterScript literal's value; expansions in it are kept as written."""
-    expression = parse_expression(text, "line")
-
-    def convert(node):
-        if isinstance(node, ast.Vector):
-            return [convert(item) for item in node.items]
-        if isinstance(node, ast.Map):
-            return {entry.key: convert(entry.value) for entry in node.entries}
-        return as_written(node)
-
-    return convert(expression)

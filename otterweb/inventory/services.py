@@ -11,9 +11,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Model
 
-from engine.errors import OtterSyntaxError
+from engine import OtterSyntaxError, literal_value
 from otterweb.inventory import selectors
-from otterweb.inventory.models import Credential, Environment, Role, Server, Variable, literal_value
+from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 from otterweb.parse_errors import parse_failure
 
 ONE_SCOPE = next(

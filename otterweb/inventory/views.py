@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views.generic import CreateView, DetailView, ListView, TemplateView, UpdateView
 
-from engine.values import to_text
+from engine import to_text
 from otterweb.inventory import selectors, services
 from otterweb.inventory.forms import (
     MASK,

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import json_text
-from engine.json_text import _read
+from engine.json_text import _read, json_dumps, json_loads
 
 values = st.recursive(
     st.none()
@@ -29,13 +28,13 @@ def test_json_text_reads_and_writes_what_python_s_json_does(value, indent) -> No
     text = json.dumps(
         value, indent=indent, ensure_ascii=False, separators=(",", ":") if indent is None else None
     )
-    assert json_text.dumps(value, indent=indent) == text
+    assert json_dumps(value, indent=indent) == text
     assert _read(text, None, True, int) == json.loads(text)
 
 
 def test_json_text_reads_and_writes_50_000_levels() -> None:
     text = '{"a":' * 50_000 + "[]" + "}" * 50_000
-    assert json_text.dumps(json_text.loads(text)) == text
+    assert json_dumps(json_loads(text)) == text
 
 
 BAD = [
@@ -56,13 +55,13 @@ BAD = [
 @pytest.mark.parametrize(("text", "message"), BAD)
 def test_json_text_refuses_what_is_not_json_with_a_message(text, message) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
-        json_text.loads(text, max_depth=100, surrogates=False, integer_bits=64)
+        json_loads(text, max_depth=100, surrogates=False, integer_bits=64)
 
 
 @pytest.mark.parametrize(("text", "message"), BAD)
 def test_json_text_refuses_it_past_python_s_recursion_too(text, message) -> None:
     deep = "[" * 20_000 + text + "]" * 20_000
     with pytest.raises(ValueError):
-        json_text.loads(deep, max_depth=20_100, surrogates=False, integer_bits=64)
+        json_loads(deep, max_depth=20_100, surrogates=False, integer_bits=64)
     with pytest.raises(ValueError, match="nested more than 20000 deep"):
-        json_text.loads(deep, max_depth=20_000)
+        json_loads(deep, max_depth=20_000)

@@ -1,11 +1,11 @@
-"""Runtime values: a value as written."""
+"""Runtime values: a value as written, a literal's value."""
 
 from __future__ import annotations
 
 import pytest
 
 from engine.parser import parse_expression
-from engine.values import as_written
+from engine.values import as_written, literal_value
 
 
 @pytest.mark.parametrize(
@@ -21,3 +21,15 @@ from engine.values import as_written
 )
 def test_as_written_keeps_expansions_unexpanded(text: str, written: str) -> None:
     assert as_written(parse_expression(text, "line")) == written
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("hello $Name", "hello $Name"),
+        ("@(a, $b, @(c))", ["a", "$b", ["c"]]),
+        ("%(k: $v, m: %(n: 1))", {"k": "$v", "m": {"n": "1"}}),
+    ],
+)
+def test_literal_value_keeps_expansions_at_every_depth(text: str, value) -> None:
+    assert literal_value(text) == value

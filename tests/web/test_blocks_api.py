@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from engine import MAX_NESTING, json_text, parse, to_blocks
+from engine import MAX_NESTING, json_dumps, json_loads, parse, to_blocks
 
 pytestmark = pytest.mark.django_db
 
@@ -228,8 +228,8 @@ def test_blocks_and_unblocks_take_a_flat_script_of_5000_statements(client) -> No
     script = "".join(f"Log-Information line {n};\n" for n in range(5000))
     blocks = client.post("/api/scripts/blocks/", {"script": script}, format="json")
     assert blocks.status_code == 200
-    workspace = json_text.loads(blocks.content.decode())["workspace"]
-    body = json_text.dumps({"workspace": workspace})
+    workspace = json_loads(blocks.content.decode())["workspace"]
+    body = json_dumps({"workspace": workspace})
     text = client.post(UNBLOCKS, body, content_type="application/json")
     assert text.status_code == 200 and json.loads(text.content)["script"] == script
 

@@ -1,6 +1,6 @@
 """No module of otterweb or engine imports, even inside a function, a module that imports it
 back. The one exception: the registry discovers the built-in operations and functions, which
-register themselves with it."""
+register themselves with it. otterweb reaches the engine through the names of ``engine`` alone."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import ast
 from pathlib import Path
 
 import pytest
+
+import engine
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("otterweb", "engine")
@@ -132,6 +134,29 @@ def cycles_in(package: str) -> list[str]:
 @pytest.mark.parametrize("package", PACKAGES)
 def test_import_graph_has_no_cycle_in(package: str) -> None:
     assert cycles_in(package) == []
+
+
+def test_import_graph_of_otterweb_reaches_no_engine_module_but_engine() -> None:
+    graph = import_graph(ROOT, PACKAGES)
+    reached = {
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if module.split(".")[0] == "otterweb"
+        for target in targets
+        if target.startswith("engine.")
+    }
+    assert reached == set()
+
+
+def test_import_graph_of_otterweb_takes_from_engine_only_its_exported_names() -> None:
+    taken = {
+        alias.name
+        for path in module_files(ROOT, ("otterweb",)).values()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        if isinstance(node, ast.ImportFrom) and node.module == "engine" and not node.level
+        for alias in node.names
+    }
+    assert taken - set(engine.__all__) == set()
 
 
 def test_import_graph_finds_imports_inside_functions_and_relative_ones(tmp_path) -> None:
