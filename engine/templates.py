@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from engine import ast
 from engine.errors import OtterSyntaxError
 from engine.parser import parse_condition, parse_expression, parse_text
+from engine.values import Value, to_text
 
 TAG = re.compile(r"<%(.*?)%>", re.DOTALL)
 IF = re.compile(r"\s*if\s+(.+?)\s*\{\s*\Z", re.DOTALL)
@@ -109,10 +110,11 @@ def _condition(code: str) -> ast.Predicate:
 
 def _tag(code: str, stack: list[tuple[object, list]], line: int) -> None:
     if match := FOREACH.match(code):
-        variable = parse_expression(match.group(1))
-        if isinstance(variable, ast.Scalar):
-            variable = variable.parts[0]
-        loop = Loop(variable, parse_expression(match.group(2), "context"))  # type: ignore[arg-type]
+        written = parse_expression(match.group(1))
+        # FOREACH matched a variable: $name is read as text holding it, @name and %name as it
+        variable = written.parts[0] if isinstance(written, ast.Scalar) else written
+        assert isinstance(variable, ast.VariableRef)
+        loop = Loop(variable, parse_expression(match.group(2), "context"))
         stack[-1][1].append(loop)
         stack.append((loop, loop.body))
     elif match := IF.match(code):
@@ -139,19 +141,17 @@ def _tag(code: str, stack: list[tuple[object, list]], line: int) -> None:
 async def render(
     parts: list,
     *,
-    evaluate: Callable[[ast.Expression, dict], Awaitable[object]],
+    evaluate: Callable[[ast.Expression, dict], Awaitable[Value]],
     test: Callable[[ast.Predicate, dict], Awaitable[bool]],
     variables: dict | None = None,
 ) -> str:
     """The template's text. ``evaluate`` and ``test`` run in the execution, with ``variables``
     (loop variables) added on top of its scope."""
-    from engine.values import to_text
-
     variables = dict(variables or {})
     out: list[str] = []
     for part in parts:
         if isinstance(part, ast.Scalar):
-            out.append(to_text(await evaluate(part, variables)))  # type: ignore[arg-type]
+            out.append(to_text(await evaluate(part, variables)))
         elif isinstance(part, Conditional):
             for branch in part.branches:
                 if branch.condition is None or await test(branch.condition, variables):
@@ -162,7 +162,7 @@ async def render(
         else:
             items = await evaluate(part.source, variables)
             if not isinstance(items, list):
-                raise TemplateError(f"foreach in a template needs a list, not '{to_text(items)}'")  # type: ignore[arg-type]
+                raise TemplateError(f"foreach in a template needs a list, not '{to_text(items)}'")
             for item in items:
                 inner = {**variables, part.variable.name.casefold(): (part.variable.name, item)}
                 out.append(await render(part.body, evaluate=evaluate, test=test, variables=inner))
