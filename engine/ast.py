@@ -105,9 +105,8 @@ class Scalar(Node):
     @property
     def literal(self) -> str | None:
         """The text when the scalar has no expansions, else None."""
-        if all(isinstance(part, Text) for part in self.parts):
-            return "".join(part.value for part in self.parts)  # type: ignore[union-attr]
-        return None
+        texts = [part.value for part in self.parts if isinstance(part, Text)]
+        return "".join(texts) if len(texts) == len(self.parts) else None
 
 
 @node

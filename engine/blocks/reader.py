@@ -336,7 +336,8 @@ class BlockReader:
         except OtterSyntaxError as error:
             self.problem(block, f"DIRECTIVES {text!r}: {error.diagnostics[0].explained}")
             return ()
-        return tuple(ast.Directive(name=d.name, value=d.value) for d in statement.directives)  # type: ignore[attr-defined]
+        assert isinstance(statement, ast.With)
+        return tuple(ast.Directive(name=d.name, value=d.value) for d in statement.directives)
 
     def parameters(self, block: BlockData, extra: Values) -> tuple[ast.ModuleParameter, ...]:
         result = []
