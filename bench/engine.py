@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine import parse  # noqa: E402
-from engine.interpreter import Execution, Host, NullSink  # noqa: E402
+from engine.interpreter import Host, NullSink, ScriptRun  # noqa: E402
 
 LOOP_ITERATIONS = 100_000
 LOOP = f"""
@@ -44,7 +44,7 @@ def run_script(text: str) -> float:
     script = parse(text)
     gc.collect()
     start = time.perf_counter()
-    result = asyncio.run(Execution(script, host=Host(sink=NullSink())).run())
+    result = asyncio.run(ScriptRun(script, host=Host(sink=NullSink())).run())
     elapsed = time.perf_counter() - start
     if result.status.label == "error":
         raise SystemExit(f"the benchmark script failed: {result.error}")
@@ -97,7 +97,7 @@ def peak_memory(lines: int) -> int:
     )
     gc.collect()
     tracemalloc.start()
-    asyncio.run(Execution(script, host=Host(sink=NullSink())).run())
+    asyncio.run(ScriptRun(script, host=Host(sink=NullSink())).run())
     _current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return peak

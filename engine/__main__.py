@@ -168,7 +168,7 @@ def command_run(args: argparse.Namespace) -> int:
     import os
     import signal
 
-    from engine.interpreter import Execution, StandaloneHost
+    from engine.interpreter import ScriptRun, StandaloneHost
 
     text = _read(args.file)
     try:
@@ -192,7 +192,7 @@ def command_run(args: argparse.Namespace) -> int:
     sink = _JsonLinesSink(sys.stdout) if args.log_format == "jsonl" else _TextSink(sys.stdout)
     script_directory = os.path.dirname(os.path.abspath(args.file)) if args.file != "-" else None
     host = StandaloneHost(sink=sink, script_directory=script_directory)
-    execution = Execution(
+    execution = ScriptRun(
         script, host=host, mode=args.mode, simulate=args.simulate, variables=variables
     )
 

@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from engine.interpreter.executor import Execution, for_targets
+from engine.interpreter.executor import ScriptRun, for_targets
 from engine.interpreter.host import (
     Credential,
     CredentialRefused,
@@ -10,7 +10,7 @@ from engine.interpreter.host import (
     LockProvider,
     StandaloneHost,
 )
-from engine.interpreter.logs import Level, ListSink, LogRecord, LogScope, LogSink, NullSink
+from engine.interpreter.logs import Level, ListSink, LogRecord, LogSink, NullSink, RunScope
 from engine.interpreter.results import Difference, Drift, ExecutionResult, Mode, RunState, Status
 
 
@@ -24,14 +24,14 @@ async def run(
     targets: Sequence[str] = (),
 ) -> ExecutionResult:
     """Run a parsed script against ``host`` (on every server of ``targets`` at once, when given);
-    the result has its status, drift and duration. To cancel a run, make an ``Execution`` and
+    the result has its status, drift and duration. To cancel a run, make a ``ScriptRun`` and
     call its ``cancel()``."""
-    return await Execution(
+    return await ScriptRun(
         script, host=host, mode=mode, simulate=simulate, variables=variables, targets=targets
     ).run()
 
 
 __all__ = [
-    "Credential", "CredentialRefused", "Difference", "Drift", "Execution", "ExecutionResult", "Host", "Level", "ListSink",
-    "LockProvider", "LogRecord", "LogScope", "LogSink", "Mode", "NullSink", "RunState", "StandaloneHost", "Status", "for_targets", "run",
+    "Credential", "CredentialRefused", "Difference", "Drift", "ExecutionResult", "Host", "Level", "ListSink", "LockProvider",
+    "LogRecord", "LogSink", "Mode", "NullSink", "RunScope", "RunState", "ScriptRun", "StandaloneHost", "Status", "for_targets", "run",
 ]  # fmt: skip

@@ -12,15 +12,16 @@ from typing import Any
 from engine import ast
 from engine.agents import Agent
 from engine.interpreter.host import Credential
-from engine.interpreter.logs import LogScope
+from engine.interpreter.logs import RunScope
 from engine.interpreter.results import Status
 from engine.values import Value, copy_value
 
 
 class Scope:
-    """A block's runtime variables (by case-insensitive name) and the modules it declares."""
+    """A block's runtime variables (by case-insensitive name), and the block: the modules it
+    declares are the scope's."""
 
-    __slots__ = ("depth", "item", "modules", "parent", "variables")
+    __slots__ = ("body", "depth", "item", "parent", "variables")
 
     def __init__(
         self,
@@ -33,7 +34,7 @@ class Scope:
         self.item = item  # the loop item this scope runs, to tell runs of a statement apart
         # casefolded name -> (name as first written, value)
         self.variables: dict[str, tuple[str, Value]] = variables if variables is not None else {}
-        self.modules: dict[str, ast.ModuleDeclaration] = {}
+        self.body: ast.Body = ()
 
     def find(self, key: str) -> Scope | None:
         scope: Scope | None = self
@@ -105,7 +106,7 @@ class Context:
     always_execute: bool = False
     locked: bool = False
     in_loop: bool = False
-    log: LogScope | None = None
+    log: RunScope | None = None
     # the global scope: the execution's, or in a job with targets, the server's own
     globals: Scope = field(default_factory=Scope)
 

@@ -1,6 +1,6 @@
 """The OtterScript executer: runs a parsed script against a host.
 
-An Execution puts a run together from parts that each keep one bundle of its state: the
+A ScriptRun puts a run together from parts that each keep one bundle of its state: the
 session (host, log, agents), the ledger (modes and drift), the strands (async blocks and locks),
 the modules, the evaluator of expressions, and the handlers of the statements.
 """
@@ -29,7 +29,7 @@ from engine.interpreter.views import FunctionView
 from engine.values import Value, copy_value
 
 
-class Execution:
+class ScriptRun:
     """One run of one script. ``await execution.run()``; ``execution.cancel()`` from anywhere on
     the same event loop stops it."""
 

@@ -32,7 +32,7 @@ class Level(IntEnum):
 
 
 @dataclass(slots=True)
-class LogScope:
+class RunScope:
     """A nested section of the log: an operation, a described block, a loop item."""
 
     id: int
@@ -44,7 +44,7 @@ class LogScope:
     ended: float | None = None
     # the worst level logged inside (nested scopes included): what the scope's status shows
     worst: Level = Level.DEBUG
-    parent: LogScope | None = field(default=None, repr=False, compare=False)
+    parent: RunScope | None = field(default=None, repr=False, compare=False)
     # async blocks started inside and still running: the scope ends when the last one does
     holds: int = field(default=0, repr=False, compare=False)
     closing: bool = field(default=False, repr=False, compare=False)
@@ -70,9 +70,9 @@ class LogRecord:
 
 
 class LogSink(Protocol):
-    def scope_opened(self, scope: LogScope) -> None: ...
+    def scope_opened(self, scope: RunScope) -> None: ...
 
-    def scope_closed(self, scope: LogScope) -> None: ...
+    def scope_closed(self, scope: RunScope) -> None: ...
 
     def record(self, record: LogRecord) -> None: ...
 
@@ -80,10 +80,10 @@ class LogSink(Protocol):
 class NullSink:
     """Discards everything (benchmarks, and runs nobody watches)."""
 
-    def scope_opened(self, scope: LogScope) -> None:
+    def scope_opened(self, scope: RunScope) -> None:
         pass
 
-    def scope_closed(self, scope: LogScope) -> None:
+    def scope_closed(self, scope: RunScope) -> None:
         pass
 
     def record(self, record: LogRecord) -> None:
@@ -95,12 +95,12 @@ class ListSink:
 
     def __init__(self) -> None:
         self.records: list[LogRecord] = []
-        self.scopes: list[LogScope] = []
+        self.scopes: list[RunScope] = []
 
-    def scope_opened(self, scope: LogScope) -> None:
+    def scope_opened(self, scope: RunScope) -> None:
         self.scopes.append(scope)
 
-    def scope_closed(self, scope: LogScope) -> None:
+    def scope_closed(self, scope: RunScope) -> None:
         pass
 
     def record(self, record: LogRecord) -> None:
@@ -165,11 +165,11 @@ class Logger:
         self.seq = 0
         self._scope_ids = 0
 
-    def open(self, name: str, parent: LogScope | None, line: int | None) -> LogScope:
+    def open(self, name: str, parent: RunScope | None, line: int | None) -> RunScope:
         self._scope_ids += 1
         name = self.mask(name)
         path = (*parent.path, name) if parent else (name,)
-        scope = LogScope(
+        scope = RunScope(
             self._scope_ids,
             parent.id if parent else None,
             name,
@@ -181,20 +181,20 @@ class Logger:
         self.sink.scope_opened(scope)
         return scope
 
-    def close(self, scope: LogScope) -> None:
+    def close(self, scope: RunScope) -> None:
         if scope.holds:
             scope.closing = True  # closed when the last async block inside ends (release)
             return
         scope.ended = time.time()
         self.sink.scope_closed(scope)
 
-    def hold(self, scope: LogScope | None) -> None:
+    def hold(self, scope: RunScope | None) -> None:
         """Keep ``scope`` and its parents open until ``release``: an async block runs inside."""
         while scope is not None:
             scope.holds += 1
             scope = scope.parent
 
-    def release(self, scope: LogScope | None) -> None:
+    def release(self, scope: RunScope | None) -> None:
         while scope is not None:
             scope.holds -= 1
             if not scope.holds and scope.closing:
@@ -202,7 +202,7 @@ class Logger:
                 self.close(scope)
             scope = scope.parent
 
-    def write(self, level: Level, message: str, scope: LogScope | None, line: int | None) -> None:
+    def write(self, level: Level, message: str, scope: RunScope | None, line: int | None) -> None:
         self.seq += 1
         enclosing = scope
         while enclosing is not None and level > enclosing.worst:

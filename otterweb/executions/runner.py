@@ -17,8 +17,7 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
-from engine import Execution as EngineExecution
-from engine import parse
+from engine import ScriptRun, parse
 from otterweb.executions import local_runs
 from otterweb.executions.host import DjangoHost
 from otterweb.executions.local_runs import may_run_locally, remove_work_folder, work_folder
@@ -86,7 +85,7 @@ def _run_started(execution: Execution, *, worker: str) -> None:
         worker,
         len(job.targets),
     )
-    engine = EngineExecution(
+    script_run = ScriptRun(
         script,
         host=host,
         mode=execution.mode,
@@ -95,7 +94,7 @@ def _run_started(execution: Execution, *, worker: str) -> None:
         targets=job.targets,
     )
     try:
-        result = asyncio.run(_run(execution.pk, engine, sink))
+        result = asyncio.run(_run(execution.pk, script_run, sink))
     finally:
         remove_work_folder(execution.pk)
     drift = [
@@ -138,17 +137,17 @@ def _crashed(execution_id: int, error: Exception, *, worker: str) -> None:
 
 
 # The executions this process runs now, with their event loops: stop_running_here reaches them.
-_running: dict[int, tuple[asyncio.AbstractEventLoop, EngineExecution]] = {}
+_running: dict[int, tuple[asyncio.AbstractEventLoop, ScriptRun]] = {}
 _running_lock = threading.Lock()
 
 
-async def _run(execution_id: int, engine: EngineExecution, sink: DatabaseLogSink):
+async def _run(execution_id: int, script_run: ScriptRun, sink: DatabaseLogSink):
     storing = asyncio.create_task(sink.run())
-    watching = asyncio.create_task(_watch(execution_id, engine, sink))
+    watching = asyncio.create_task(_watch(execution_id, script_run, sink))
     with _running_lock:
-        _running[execution_id] = (asyncio.get_running_loop(), engine)
+        _running[execution_id] = (asyncio.get_running_loop(), script_run)
     try:
-        return await engine.run()
+        return await script_run.run()
     finally:
         with _running_lock:
             del _running[execution_id]
@@ -162,14 +161,14 @@ def stop_running_here(reason: str) -> list[int]:
     with status error, ``reason`` as its last log line, and its processes killed."""
     with _running_lock:
         running = dict(_running)
-    for loop, engine in running.values():
-        loop.call_soon_threadsafe(engine.cancel, reason)
+    for loop, script_run in running.values():
+        loop.call_soon_threadsafe(script_run.cancel, reason)
     for execution_id in running:
         logger.warning("execution=%s message='cancelled: %s'", execution_id, reason)
     return list(running)
 
 
-async def _watch(execution_id: int, engine: EngineExecution, sink: DatabaseLogSink) -> None:
+async def _watch(execution_id: int, script_run: ScriptRun, sink: DatabaseLogSink) -> None:
     """Beat the heart every few seconds, pass on a cancel request, and stop a run that outlasts
     the time limit."""
     every = settings.OTTERWEB_HEARTBEAT_SECONDS
@@ -178,7 +177,7 @@ async def _watch(execution_id: int, engine: EngineExecution, sink: DatabaseLogSi
     while True:
         await asyncio.sleep(min(CANCEL_POLL_SECONDS, every))
         if await sink.database(_should_stop, execution_id):
-            engine.cancel()
+            script_run.cancel()
             return
         now = time.monotonic()
         if limit and now - started > limit:
@@ -187,7 +186,7 @@ async def _watch(execution_id: int, engine: EngineExecution, sink: DatabaseLogSi
                 execution_id,
                 limit,
             )
-            engine.cancel(
+            script_run.cancel(
                 f"The execution ran longer than its time limit ({limit:g} seconds) and was stopped."
             )
             return

@@ -14,9 +14,8 @@ from typing import NamedTuple
 from django.conf import settings
 from django.db import connection, transaction
 
-from engine import Level, LogRecord, LogScope
-from otterweb.executions.models import Execution, LogEntry
-from otterweb.executions.models import LogScope as StoredScope
+from engine import Level, LogRecord, RunScope
+from otterweb.executions.models import Execution, LogEntry, LogScope
 
 BATCH_ROWS = 300  # a batch is stored when this many records wait, or every BATCH_SECONDS
 BATCH_SECONDS = 0.02
@@ -40,7 +39,7 @@ class DatabaseLogSink:
         self,
         execution_id: int,
         *,
-        on_batch: Callable[[list[StoredEntry], list[StoredScope]], None] | None = None,
+        on_batch: Callable[[list[StoredEntry], list[LogScope]], None] | None = None,
     ) -> None:
         self.execution_id = execution_id
         self.on_batch = on_batch
@@ -49,7 +48,7 @@ class DatabaseLogSink:
             total_bytes=int(settings.OTTERWEB_MAX_LOG_MB * 1024 * 1024),
         )
         self._records: list[LogRecord] = []
-        self._scopes: dict[int, LogScope] = {}
+        self._scopes: dict[int, RunScope] = {}
         self._wake = asyncio.Event()
         self._drained = asyncio.Event()
         self._closed = False
@@ -60,10 +59,10 @@ class DatabaseLogSink:
 
     # ---- the engine's side (synchronous, on the event loop)
 
-    def scope_opened(self, scope: LogScope) -> None:
+    def scope_opened(self, scope: RunScope) -> None:
         self._scopes[scope.id] = scope
 
-    def scope_closed(self, scope: LogScope) -> None:
+    def scope_closed(self, scope: RunScope) -> None:
         self._scopes[scope.id] = scope
 
     def record(self, record: LogRecord) -> None:
@@ -114,20 +113,20 @@ class DatabaseLogSink:
                 await self.on_batch(entries, stored_scopes)
 
     def _store(
-        self, records: list[LogRecord], scopes: list[LogScope]
-    ) -> tuple[list[StoredEntry], list[StoredScope]]:
+        self, records: list[LogRecord], scopes: list[RunScope]
+    ) -> tuple[list[StoredEntry], list[LogScope]]:
         entries = [
             StoredEntry(seq=r.seq, scope_id=r.scope_id, level=int(r.level), message=r.message, line=r.line, time=_time(r.time))
             for r in records
         ]  # fmt: skip
         stored_scopes = [
-            StoredScope(execution_id=self.execution_id, scope_id=s.id, parent_id=s.parent_id, name=s.name[:500], line=s.line,
+            LogScope(execution_id=self.execution_id, scope_id=s.id, parent_id=s.parent_id, name=s.name[:500], line=s.line,
                         started=_time(s.started), ended=_time(s.ended) if s.ended else None, status=s.status)
             for s in scopes
         ]  # fmt: skip
         with transaction.atomic():
             if stored_scopes:
-                StoredScope.objects.bulk_create(
+                LogScope.objects.bulk_create(
                     stored_scopes,
                     update_conflicts=True,
                     unique_fields=["execution", "scope_id"],

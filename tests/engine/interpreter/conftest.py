@@ -10,11 +10,11 @@ from engine import parse
 from engine.interpreter import (
     Credential,
     CredentialRefused,
-    Execution,
     ExecutionResult,
     Host,
     Level,
     ListSink,
+    ScriptRun,
 )
 
 
@@ -95,7 +95,7 @@ def host(tmp_path) -> TestHost:
 def run(host):
     async def run_script(text: str, **options) -> Ran:
         host.sink = ListSink()  # each run its own log
-        execution = Execution(parse(text), host=host, **options)
+        execution = ScriptRun(parse(text), host=host, **options)
         result = await execution.run()
         return Ran(result, host.sink)
 

@@ -7,7 +7,7 @@ import json
 import time
 
 from engine import parse
-from engine.interpreter import Credential, Execution, Host, Level, ListSink
+from engine.interpreter import Credential, Host, Level, ListSink, ScriptRun
 
 # ---- status ----------------------------------------------------------------------------------
 
@@ -360,7 +360,7 @@ async def test_lock_global_serializes_across_executions(host) -> None:
     sinks = [ListSink(), ListSink()]
     hosts = [Host(sink=sink, working_directory=host.working_directory) for sink in sinks]
     start = time.monotonic()
-    await asyncio.gather(*(Execution(script, host=h).run() for h in hosts))
+    await asyncio.gather(*(ScriptRun(script, host=h).run() for h in hosts))
     assert time.monotonic() - start >= 1.9
 
 
@@ -447,7 +447,7 @@ async def test_logs_scope_status_is_its_worst_record(run) -> None:
 
 async def test_cancel_kills_the_running_process_and_skips_the_rest(host, tmp_path) -> None:
     pid_file = tmp_path / "pid"
-    execution = Execution(
+    execution = ScriptRun(
         parse(f"SHExec >>echo $$ > {pid_file}; exec sleep 30>>;\nLog-Information never;"), host=host
     )
     task = asyncio.create_task(execution.run())
