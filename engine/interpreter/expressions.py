@@ -22,6 +22,8 @@ FunctionViews: TypeAlias = Callable[["Evaluator", Scope, Context, str, "Span | N
 class Evaluator:
     """Evaluates expressions and conditions in a scope and a context."""
 
+    __slots__ = ("function_view", "host", "session")
+
     def __init__(self, session: Session, function_view: FunctionViews) -> None:
         self.session = session
         self.host = session.host

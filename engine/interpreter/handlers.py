@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import replace
 
 from engine import ast
@@ -52,11 +52,6 @@ LOG_LEVELS = {
 }
 
 Directives = dict[str, str | None]
-# a block's statements, each with the method that runs it, and the modules it declares
-Plan = tuple[
-    tuple[tuple[Callable[..., Awaitable[None]], ast.Statement], ...],
-    tuple[ast.ModuleDeclaration, ...],
-]
 
 
 class Handlers(Visitor[Awaitable[None]]):
@@ -79,15 +74,10 @@ class Handlers(Visitor[Awaitable[None]]):
         self.modules = modules
         self.ledger = ledger
         self.strands = strands
-        # bound once: nearly every statement logs, evaluates or tests
-        self.log = session.log
-        self.evaluate = evaluator.evaluate
-        self.test = evaluator.test
         # the async block that runs the script for one server, when a job has targets
         self.target_body = target_body
         self.cancelled = False  # the next statement raises Cancelled
         self._steps = 0
-        self._plans: dict[int, Plan] = {}  # by id of the body
 
     async def body(
         self,
@@ -100,12 +90,11 @@ class Handlers(Visitor[Awaitable[None]]):
     ) -> None:
         """Run a block. It gets a scope of its own unless ``own_scope`` says ``parent`` is one."""
         scope = parent if top_level or own_scope else Scope(parent)
-        steps, modules = self._plans.get(id(statements)) or self._plan(statements)
-        if modules:
-            self.modules.declare(modules, scope)
+        scope.body = statements
         if top_level:
             _check_globals_first(statements)
-        for method, statement in steps:
+        methods = self._methods  # the visitor's, by statement type: visit() inline, a call less
+        for statement in statements:
             if self.cancelled:
                 raise Cancelled("The execution was cancelled.")
             self._steps += 1
@@ -113,16 +102,11 @@ class Handlers(Visitor[Awaitable[None]]):
                 # statements that never wait would starve the loop: log storage, heartbeats,
                 # other executions' work and cancellation all run on it
                 await self.host.pace()
+            try:
+                method = methods[type(statement)]
+            except KeyError:
+                method = self._method_for(type(statement))
             await method(self, statement, scope, context)
-
-    def _plan(self, statements: ast.Body) -> Plan:
-        """The block's statements with their visit methods, found once per block (as
-        ``self.visit(statement, scope, context)`` would, without its cost per statement), and
-        its module declarations."""
-        steps = tuple((self._method_for(type(s)), s) for s in statements)
-        modules = tuple(s for s in statements if isinstance(s, ast.ModuleDeclaration))
-        plan = self._plans[id(statements)] = (steps, modules)
-        return plan
 
     @contextlib.asynccontextmanager
     async def described(
@@ -160,7 +144,7 @@ class Handlers(Visitor[Awaitable[None]]):
         self, statement: ast.SetVariable, scope: Scope, context: Context
     ) -> None:
         variable = statement.variable
-        value = await self.evaluate(statement.value, scope, context)
+        value = await self.evaluator.evaluate(statement.value, scope, context)
         if statement.indexes:
             await self.set_element(statement, value, scope, context)
             return
@@ -172,7 +156,9 @@ class Handlers(Visitor[Awaitable[None]]):
     ) -> None:
         variable = statement.variable
         container = await self.evaluator.lookup(variable, scope, context, statement.span)
-        keys = [to_text(await self.evaluate(key, scope, context)) for key in statement.indexes]
+        keys = [
+            to_text(await self.evaluator.evaluate(key, scope, context)) for key in statement.indexes
+        ]
         target: Value = container
         for position, key in enumerate(keys):
             last = position == len(keys) - 1
@@ -205,13 +191,13 @@ class Handlers(Visitor[Awaitable[None]]):
         if statement.value is None:
             value = empty_value(variable.sigil)
         else:
-            value = await self.evaluate(statement.value, scope, context)
+            value = await self.evaluator.evaluate(statement.value, scope, context)
             check_kind(variable, value, statement.value.span)
         context.globals.variables[variable.name.casefold()] = (variable.name, value)
 
     async def visit_log(self, statement: ast.Log, scope: Scope, context: Context) -> None:
-        message = to_text(await self.evaluate(statement.message, scope, context))
-        self.log(LOG_LEVELS[statement.level], message, context, line_of(statement))
+        message = to_text(await self.evaluator.evaluate(statement.message, scope, context))
+        self.session.log(LOG_LEVELS[statement.level], message, context, line_of(statement))
 
     # ---- conditions and loops
 
@@ -223,11 +209,11 @@ class Handlers(Visitor[Awaitable[None]]):
             await self.branch(statement, scope, context)
 
     async def branch(self, statement: ast.If, scope: Scope, context: Context) -> None:
-        if await self.test(statement.condition, scope, context):
+        if await self.evaluator.test(statement.condition, scope, context):
             await self.body(statement.body, scope, context)
             return
         for clause in statement.else_ifs:
-            if await self.test(clause.condition, scope, context):
+            if await self.evaluator.test(clause.condition, scope, context):
                 await self.body(clause.body, scope, context)
                 return
         if statement.else_body is not None:
@@ -278,7 +264,7 @@ class Handlers(Visitor[Awaitable[None]]):
     async def source_list(
         self, source: ast.Expression, scope: Scope, context: Context, statement: ast.Statement
     ) -> list[Value]:
-        items = await self.evaluate(source, scope, context)
+        items = await self.evaluator.evaluate(source, scope, context)
         if not isinstance(items, list):
             raise ExecutionError(
                 f"foreach needs a list, but the source is {with_article(KIND_NAMES[kind(items)])}",
@@ -290,7 +276,7 @@ class Handlers(Visitor[Awaitable[None]]):
         self, statement: ast.SetContext, scope: Scope, context: Context
     ) -> None:
         async with self.described(statement, context) as outer:
-            value = to_text(await self.evaluate(statement.value, scope, outer))
+            value = to_text(await self.evaluator.evaluate(statement.value, scope, outer))
             changed = self.change_context(statement.context, value, outer, statement)
             if changed is not None:
                 await self.body(statement.body, scope, changed)
@@ -309,7 +295,7 @@ class Handlers(Visitor[Awaitable[None]]):
         if context_type == "role":
             roles = [r.casefold() for r in self.host.roles_of(context.server)]
             if value.casefold() not in roles:
-                self.log(
+                self.session.log(
                     Level.DEBUG,
                     f"Skipped: server {context.server} does not have the role {value}.",
                     context,
@@ -379,7 +365,7 @@ class Handlers(Visitor[Awaitable[None]]):
                     raise
                 attempt += 1
                 self.session.report(error, context, line_of(statement))
-                self.log(
+                self.session.log(
                     Level.INFORMATION,
                     f"Retrying the block (attempt {attempt + 1} of {retries + 1}).",
                     context,
@@ -433,16 +419,16 @@ class Handlers(Visitor[Awaitable[None]]):
         message = (
             "an error was thrown"
             if statement.message is None
-            else to_text(await self.evaluate(statement.message, scope, context))
+            else to_text(await self.evaluator.evaluate(statement.message, scope, context))
         )
         self.fail_status(context)
         if statement.message is not None:
-            self.log(Level.ERROR, message, context, line_of(statement))
+            self.session.log(Level.ERROR, message, context, line_of(statement))
         raise ExecutionError(message, statement.span, logged=statement.message is not None)
 
     async def visit_fail(self, statement: ast.Fail, scope: Scope, context: Context) -> None:
         self.fail_status(context)
-        self.log(
+        self.session.log(
             Level.ERROR, "The script failed with 'fail': stopping.", context, line_of(statement)
         )
         raise FatalError("the script failed with 'fail'", statement.span, logged=True)
@@ -467,7 +453,7 @@ class Handlers(Visitor[Awaitable[None]]):
 
     async def loop_control(self, statement: ast.Statement, context: Context, word: str) -> None:
         if not context.in_loop:
-            self.log(
+            self.session.log(
                 Level.WARNING, f"'{word}' outside a loop: ignored.", context, line_of(statement)
             )
             return
@@ -511,7 +497,7 @@ class Handlers(Visitor[Awaitable[None]]):
             else:
                 message = f"{spec.name} failed: {unexpected(error)}"
             if not (isinstance(error, ExecutionError) and error.logged):
-                self.log(Level.ERROR, message, inner, line_of(statement))
+                self.session.log(Level.ERROR, message, inner, line_of(statement))
             self.fail_status(inner)
             if isinstance(error, FatalError):
                 raise
@@ -543,23 +529,25 @@ class Handlers(Visitor[Awaitable[None]]):
             summary = operation.summary()
             differences = self.ledger.compare(place, summary, operation.desired(), actual)
             for d in differences:
-                self.log(
+                self.session.log(
                     Level.INFORMATION,
                     f"Drift: {d.property} should be {describe(d.expected)}, is {describe(d.actual)}.",
                     context,
                     line,
                 )
             if not differences:
-                self.log(Level.DEBUG, "No drift: already as configured.", context, line)
+                self.session.log(Level.DEBUG, "No drift: already as configured.", context, line)
         elif step.action is Action.SIMULATE:
-            self.log(
+            self.session.log(
                 Level.INFORMATION,
                 f"Simulation: would {kind_of_operation} {operation.summary()} on {context.server}.",
                 context,
                 line,
             )
         else:
-            self.log(Level.DEBUG, step.reason.format(summary=operation.summary()), context, line)
+            self.session.log(
+                Level.DEBUG, step.reason.format(summary=operation.summary()), context, line
+            )
 
 
 def _check_globals_first(statements: ast.Body) -> None:

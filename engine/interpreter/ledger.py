@@ -53,6 +53,8 @@ class Place:
 class Ledger:
     """The mode, the pass that runs, and the drift found: what decides each operation's step."""
 
+    __slots__ = ("_drifted_blocks", "_enclosing_block", "collecting", "drift", "mode", "simulate")
+
     def __init__(self, mode: Mode, *, simulate: bool, body: ast.Body) -> None:
         self.mode = mode
         self.simulate = simulate

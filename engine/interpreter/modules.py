@@ -21,24 +21,26 @@ from engine.values import Value
 class Modules:
     """Finds modules (caching those of rafts) and binds the arguments of calls."""
 
+    __slots__ = ("_declared", "_rafts", "evaluator", "host", "ledger")
+
     def __init__(self, evaluator: Evaluator, ledger: Ledger) -> None:
         self.evaluator = evaluator
         self.host = evaluator.host
         self.ledger = ledger  # learns the blocks of the raft modules that are run
+        # the modules each block declares, by casefolded name, by id of the block
+        self._declared: dict[int, dict[str, ast.ModuleDeclaration]] = {}
         self._rafts: dict[tuple[str, str], ast.ModuleDeclaration] = {}  # by raft and name
 
-    def declare(self, modules: tuple[ast.ModuleDeclaration, ...], scope: Scope) -> None:
-        """Declare a block's modules in the block's scope."""
-        for module in modules:
-            scope.modules[module.name.casefold()] = module
-
     async def find(self, statement: ast.CallModule, scope: Scope) -> ast.ModuleDeclaration:
+        """The module a call names: declared in the block of the call or of one around it, the
+        nearest first, or else an item of the raft."""
         key = statement.name.casefold()
         if statement.raft is None:
             current: Scope | None = scope
             while current is not None:
-                if key in current.modules:
-                    return current.modules[key]
+                module = self._declared_in(current.body).get(key)
+                if module is not None:
+                    return module
                 current = current.parent
         raft = statement.raft or self.host.raft
         cache_key = ((raft or "").casefold(), key)
@@ -68,6 +70,13 @@ class Modules:
         self._rafts[cache_key] = module
         self.ledger.add_body(module_script.body)
         return module
+
+    def _declared_in(self, body: ast.Body) -> dict[str, ast.ModuleDeclaration]:
+        declared = self._declared.get(id(body))
+        if declared is None:
+            declared = {s.name.casefold(): s for s in body if isinstance(s, ast.ModuleDeclaration)}
+            self._declared[id(body)] = declared
+        return declared
 
     async def bind_module(
         self,

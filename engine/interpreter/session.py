@@ -17,6 +17,8 @@ from engine.interpreter.results import Status
 class Session:
     """The run's host, log and agents; a log line's warning or error sets its strand's status."""
 
+    __slots__ = ("agents", "host", "logger", "masker", "simulate")
+
     def __init__(self, host: Host, *, simulate: bool) -> None:
         self.host = host
         self.simulate = simulate

@@ -22,6 +22,8 @@ LOCK_WAIT_NOTICE_SECONDS = 2.0  # a block waiting this long for its lock logs th
 class Strands:
     """The main strand, and the locks the run's blocks take (its own; the host's are shared)."""
 
+    __slots__ = ("_locks", "main", "session")
+
     def __init__(self, session: Session) -> None:
         self.session = session
         self.main = Strand()
