@@ -19,6 +19,7 @@ from engine.checks import check
 from engine.errors import Diagnostic, OtterError, OtterSyntaxError
 from engine.formatter import format_script
 from engine.interpreter import (
+    MASK,
     Credential,
     CredentialRefused,
     ExecutionResult,
@@ -43,6 +44,7 @@ from engine.values import Value, kind, literal_value, to_text
 allow_deep_recursion()
 
 __all__ = [
+    "MASK",
     "MAX_NESTING",
     "RAW",
     "REGISTRY",

@@ -10,7 +10,7 @@ from engine.interpreter.host import (
     LockProvider,
     StandaloneHost,
 )
-from engine.interpreter.logs import Level, ListSink, LogRecord, LogSink, NullSink, RunScope
+from engine.interpreter.logs import MASK, Level, ListSink, LogRecord, LogSink, NullSink, RunScope
 from engine.interpreter.results import Difference, Drift, ExecutionResult, Mode, RunState, Status
 
 
@@ -32,6 +32,6 @@ async def run(
 
 
 __all__ = [
-    "Credential", "CredentialRefused", "Difference", "Drift", "ExecutionResult", "Host", "Level", "ListSink", "LockProvider",
+    "MASK", "Credential", "CredentialRefused", "Difference", "Drift", "ExecutionResult", "Host", "Level", "ListSink", "LockProvider",
     "LogRecord", "LogSink", "Mode", "NullSink", "RunScope", "RunState", "ScriptRun", "StandaloneHost", "Status", "for_targets", "run",
 ]  # fmt: skip

@@ -4,8 +4,9 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 
+from engine import MASK
 from otterweb.inventory import services
-from otterweb.inventory.forms import KEEP_SENSITIVE, MASK, add_errors
+from otterweb.inventory.forms import KEEP_SENSITIVE, add_errors
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 
 SCOPES = ("server", "environment", "role")

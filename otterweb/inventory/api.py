@@ -9,12 +9,10 @@ from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from engine import to_text
+from engine import MASK, to_text
 from otterweb.inventory import services
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 from otterweb.inventory.selectors import resolve_variables
-
-MASK = "********"
 
 
 def kept(instance: Model, data: dict, names: list[str]) -> dict:

@@ -9,7 +9,6 @@ from django.utils.text import normalize_newlines
 from otterweb.inventory import selectors, services
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 
-MASK = "********"
 KEEP_SENSITIVE = "Sensitive: the stored value is never shown. Leave empty to keep it."
 
 

@@ -11,10 +11,9 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views.generic import CreateView, DetailView, ListView, TemplateView, UpdateView
 
-from engine import to_text
+from engine import MASK, to_text
 from otterweb.inventory import selectors, services
 from otterweb.inventory.forms import (
-    MASK,
     CredentialForm,
     EnvironmentForm,
     RoleForm,
