@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import TypeAlias, overload
 
 from engine import ast
 from engine.formatter import format_expression
@@ -41,6 +41,12 @@ def to_bool(value: Value) -> bool:
     return isinstance(value, str) and value.strip().lower() in ("true", "yes", "1")
 
 
+@overload
+def copy_value(value: str) -> str: ...
+@overload
+def copy_value(value: list) -> list: ...
+@overload
+def copy_value(value: dict) -> dict: ...
 def copy_value(value: Value) -> Value:
     """A deep copy, so that a list or map assigned elsewhere is not changed through both names."""
     if isinstance(value, list):

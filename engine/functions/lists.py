@@ -43,7 +43,7 @@ def list_count(call, items):
     description="One list holding the items of each list in turn (no lists: an empty list).",
 )
 def list_concat(call, *lists):
-    result = []
+    result: list[Value] = []
     for items in lists:
         result.extend(copy_value(items) if isinstance(items, list) else [items])
     return result
