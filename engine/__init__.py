@@ -20,7 +20,6 @@ from engine.errors import Diagnostic, OtterError, OtterSyntaxError
 from engine.formatter import format_script
 from engine.interpreter import (
     MASK,
-    Credential,
     CredentialRefused,
     ExecutionResult,
     Host,
@@ -28,6 +27,7 @@ from engine.interpreter import (
     LockProvider,
     LogRecord,
     Mode,
+    RunCredential,
     RunScope,
     ScriptRun,
     run,
@@ -52,7 +52,6 @@ __all__ = [
     "Agent",
     "AgentError",
     "BlocksError",
-    "Credential",
     "CredentialRefused",
     "Diagnostic",
     "ExecutionResult",
@@ -67,6 +66,7 @@ __all__ = [
     "OtterError",
     "OtterSyntaxError",
     "Param",
+    "RunCredential",
     "RunScope",
     "Script",
     "ScriptRun",

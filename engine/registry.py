@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from engine import ast
     from engine.agents import Agent
     from engine.interpreter.context import Context
-    from engine.interpreter.host import Credential, Host
+    from engine.interpreter.host import Host, RunCredential
     from engine.interpreter.logs import Level
     from engine.spans import Span
 
@@ -58,7 +58,7 @@ class Run(Protocol):
 
     async def agent(self) -> Agent: ...
 
-    def credential(self, name: str) -> Credential:
+    def credential(self, name: str) -> RunCredential:
         """The credential ``name`` for the server in context, its secret masked in the log;
         an ExecutionError when it does not exist or may not be used here."""
 

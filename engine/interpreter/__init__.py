@@ -4,10 +4,10 @@ from collections.abc import Sequence
 
 from engine.interpreter.executor import ScriptRun, for_targets
 from engine.interpreter.host import (
-    Credential,
     CredentialRefused,
     Host,
     LockProvider,
+    RunCredential,
     StandaloneHost,
 )
 from engine.interpreter.logs import MASK, Level, ListSink, LogRecord, LogSink, NullSink, RunScope
@@ -32,6 +32,6 @@ async def run(
 
 
 __all__ = [
-    "MASK", "Credential", "CredentialRefused", "Difference", "Drift", "ExecutionResult", "Host", "Level", "ListSink", "LockProvider",
-    "LogRecord", "LogSink", "Mode", "NullSink", "RunScope", "RunState", "ScriptRun", "StandaloneHost", "Status", "for_targets", "run",
+    "MASK", "CredentialRefused", "Difference", "Drift", "ExecutionResult", "Host", "Level", "ListSink", "LockProvider", "LogRecord", "LogSink",
+    "Mode", "NullSink", "RunCredential", "RunScope", "RunState", "ScriptRun", "StandaloneHost", "Status", "for_targets", "run",
 ]  # fmt: skip

@@ -11,7 +11,7 @@ from typing import Any
 
 from engine import ast
 from engine.agents import Agent
-from engine.interpreter.host import Credential
+from engine.interpreter.host import RunCredential
 from engine.interpreter.logs import RunScope
 from engine.interpreter.results import Status
 from engine.values import Value, copy_value
@@ -101,7 +101,7 @@ class Context:
     targeted: bool = False
     role: str | None = None
     directory: str = ""
-    credential: Credential | None = None
+    credential: RunCredential | None = None
     agents: dict[tuple[str, str], Agent] | None = None  # an isolation block's own agents
     always_execute: bool = False
     locked: bool = False

@@ -22,8 +22,9 @@ from engine.values import Value
 
 
 @dataclass(frozen=True)
-class Credential:
-    """A named credential. ``secret`` is a password, a private key or a token."""
+class RunCredential:
+    """A named credential as a run uses it. ``secret`` is a password, a private key or a token,
+    in clear."""
 
     name: str
     username: str = ""
@@ -109,7 +110,7 @@ class Host:
         map, every text inside."""
         return []
 
-    def credential(self, name: str, *, server: str | None = None) -> Credential | None:
+    def credential(self, name: str, *, server: str | None = None) -> RunCredential | None:
         """The credential ``name``, or None when there is none. ``server`` is the server in
         context where it is used; None for a run with no target, which is in no environment.
         A host that limits credentials raises ``CredentialRefused`` where one may not be used."""
@@ -130,7 +131,7 @@ class Host:
 
     # ---- agents
 
-    async def agent(self, server: str, *, credential: Credential | None = None) -> Agent:
+    async def agent(self, server: str, *, credential: RunCredential | None = None) -> Agent:
         """A connection to ``server``. The engine closes agents it asked for when the run ends
         (and at the end of a ``with isolation`` block)."""
         return LocalAgent(server)

@@ -9,7 +9,7 @@ from typing import Any
 from engine.agents import Agent
 from engine.interpreter.context import Context
 from engine.interpreter.errors import ExecutionError
-from engine.interpreter.host import Credential, CredentialRefused, Host
+from engine.interpreter.host import CredentialRefused, Host, RunCredential
 from engine.interpreter.logs import Level, Logger, Masker
 from engine.interpreter.results import Status
 
@@ -48,7 +48,7 @@ class Session:
             self.log(Level.ERROR, error.message + error.where(), context, where)
             error.logged = True
 
-    def credential(self, name: str, context: Context, span: Any) -> Credential:
+    def credential(self, name: str, context: Context, span: Any) -> RunCredential:
         """The credential ``name`` for use on the server in context (its secret masked from
         now on); an ExecutionError when it does not exist or the host refuses it there."""
         try:

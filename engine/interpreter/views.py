@@ -10,7 +10,7 @@ from engine.agents import Agent
 from engine.interpreter.context import Context, Scope, assign, join_directory, line_of
 from engine.interpreter.errors import ExecutionError
 from engine.interpreter.expressions import Evaluator
-from engine.interpreter.host import Credential, Host
+from engine.interpreter.host import Host, RunCredential
 from engine.interpreter.logs import Level
 from engine.parser import parse_expression
 from engine.registry import FunctionRun, OperationRun, Run
@@ -48,7 +48,7 @@ class RunView(Run):
     async def agent(self) -> Agent:
         return await self.session.agent(self.context)
 
-    def credential(self, name: str) -> Credential:
+    def credential(self, name: str) -> RunCredential:
         return self.session.credential(name, self.context, None)
 
     def variable(self, name: str) -> Value | None:

@@ -10,16 +10,15 @@ from asgiref.sync import sync_to_async
 from engine import (
     Agent,
     AgentError,
-    Credential,
     CredentialRefused,
     Host,
     LockProvider,
+    RunCredential,
     Value,
     run_environment,
 )
 from otterweb.executions.local_runs import local_agent, run_as_user
-from otterweb.inventory.models import Credential as StoredCredential
-from otterweb.inventory.models import Server
+from otterweb.inventory.models import Credential, Server
 from otterweb.inventory.selectors import (
     active_servers,
     global_variables,
@@ -88,7 +87,7 @@ class DjangoHost(Host):
         host._global = global_variables(variables=variables)
         host._sensitive.extend(v.value for v in host._global.values() if v.sensitive)
         host._credentials = {}
-        for stored in StoredCredential.objects.prefetch_related("environments"):
+        for stored in Credential.objects.prefetch_related("environments"):
             host._credentials[stored.name.casefold()] = (
                 stored,
                 [e.name for e in stored.environments.all()],
@@ -133,7 +132,7 @@ class DjangoHost(Host):
     def sensitive_values(self) -> list[Value]:
         return list(self._sensitive)
 
-    def credential(self, name: str, *, server: str | None = None) -> Credential | None:
+    def credential(self, name: str, *, server: str | None = None) -> RunCredential | None:
         """A credential limited to environments is refused unless the server in context is in
         one of them (or inside one); a run with no target is in none."""
         entry = self._credentials.get(name.casefold())
@@ -151,7 +150,7 @@ class DjangoHost(Host):
                     f"credential '{stored.name}' may only be used in the environments "
                     f"{', '.join(sorted(environments))}, and {where}: it was not used"
                 )
-        return Credential(
+        return RunCredential(
             name=stored.name, username=stored.username, secret=stored.secret(), kind=stored.kind
         )
 
@@ -165,7 +164,7 @@ class DjangoHost(Host):
             )
         return item.content if item is not None else None
 
-    async def agent(self, server: str, *, credential: Credential | None = None) -> Agent:
+    async def agent(self, server: str, *, credential: RunCredential | None = None) -> Agent:
         stored = self._servers.get(server.casefold())
         if stored is None or stored.agent_type == Server.AgentType.LOCAL:
             if not self.may_run_locally:

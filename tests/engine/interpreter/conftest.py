@@ -8,12 +8,12 @@ import pytest
 
 from engine import parse
 from engine.interpreter import (
-    Credential,
     CredentialRefused,
     ExecutionResult,
     Host,
     Level,
     ListSink,
+    RunCredential,
     ScriptRun,
 )
 
@@ -102,4 +102,4 @@ def run(host):
     return run_script
 
 
-__all__ = ["Credential", "Ran", "TestHost"]
+__all__ = ["Ran", "RunCredential", "TestHost"]

@@ -7,7 +7,7 @@ import json
 import time
 
 from engine import parse
-from engine.interpreter import Credential, Host, Level, ListSink, ScriptRun
+from engine.interpreter import Host, Level, ListSink, RunCredential, ScriptRun
 
 # ---- status ----------------------------------------------------------------------------------
 
@@ -370,7 +370,7 @@ async def test_lock_inside_a_lock_is_fatal(run) -> None:
 
 
 async def test_credentials_are_looked_up_and_their_secret_masked(run, host) -> None:
-    host.credentials["Deploy"] = Credential("Deploy", "deployer", "hunter2-secret")
+    host.credentials["Deploy"] = RunCredential("Deploy", "deployer", "hunter2-secret")
     ran = await run(
         "with credentials=Deploy { Log-Information the password is hunter2-secret; }\nwith credentials=Missing { }"
     )
@@ -379,7 +379,7 @@ async def test_credentials_are_looked_up_and_their_secret_masked(run, host) -> N
 
 
 async def test_credentials_limited_to_environments_are_refused_outside_them(run, host) -> None:
-    host.credentials["Deploy"] = Credential("Deploy", "deployer", "hunter2-secret")
+    host.credentials["Deploy"] = RunCredential("Deploy", "deployer", "hunter2-secret")
     host.credential_environments["Deploy"] = {"Production"}
     host.environments_of["db1"] = "Test"
     # no target: in no environment, although the default server is in Production
