@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
+from engine import Level
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.executions.sink import StoredEntry
 
-LEVEL_NAMES = {0: "debug", 10: "information", 20: "warning", 30: "error"}
+LEVEL_NAMES = {level.value: level.label for level in Level}
 # A websocket frame stays well under daphne's 1 MB limit: entries are sent in chunks, and a
 # single line longer than this is cut on the wire (it is stored whole; the API returns it).
 WIRE_MESSAGE_CHARACTERS = 64_000

@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from engine import Level
 from otterweb.fields import TextField
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.rafts.models import RaftItem, RaftItemVersion
@@ -335,16 +336,12 @@ class LogScope(models.Model):
 
 
 class LogEntry(models.Model):
-    class Level(models.IntegerChoices):
-        DEBUG = 0, "debug"
-        INFORMATION = 10, "information"
-        WARNING = 20, "warning"
-        ERROR = 30, "error"
-
     execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="log_entries")
     seq = models.PositiveIntegerField()
     scope_id = models.PositiveIntegerField(null=True, blank=True)
-    level = models.PositiveSmallIntegerField(choices=Level.choices)
+    level = models.PositiveSmallIntegerField(
+        choices=[(level.value, level.label) for level in Level]
+    )
     message = models.TextField()
     line = models.PositiveIntegerField(null=True, blank=True)
     time = models.DateTimeField()

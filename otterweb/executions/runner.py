@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
-from engine import ScriptRun, parse
+from engine import Level, ScriptRun, parse
 from otterweb.executions import local_runs
 from otterweb.executions.host import DjangoHost
 from otterweb.executions.local_runs import may_run_locally, remove_work_folder, work_folder
@@ -258,7 +258,7 @@ def close_execution(execution: Execution, message: str, *, status: str) -> None:
     LogEntry.objects.create(
         execution=execution,
         seq=last + 1,
-        level=LogEntry.Level.ERROR,
+        level=Level.ERROR,
         message=message,
         time=timezone.now(),
     )
