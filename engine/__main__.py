@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from engine import check, format_script, from_blocks, json_dumps, json_loads, parse, to_blocks
+from engine.ast import Script
 from engine.blocks import BlocksError
 from engine.errors import Diagnostic, OtterSyntaxError
 from engine.values import describe
@@ -69,7 +70,7 @@ def command_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _parse_or_report(path: str) -> tuple[object, str] | None:
+def _parse_or_report(path: str) -> tuple[Script, str] | None:
     text = _read(path)
     try:
         return parse(text, name=path), text
@@ -84,7 +85,7 @@ def command_format(args: argparse.Namespace) -> int:
     if parsed is None:
         return 2
     script, text = parsed
-    formatted = format_script(script)  # type: ignore[arg-type]
+    formatted = format_script(script)
     if args.check:
         if formatted != text:
             print(f"{args.file}: not in canonical form", file=sys.stderr)
@@ -99,7 +100,7 @@ def command_blocks(args: argparse.Namespace) -> int:
     if parsed is None:
         return 2
     try:
-        workspace = to_blocks(parsed[0])  # type: ignore[arg-type]
+        workspace = to_blocks(parsed[0])
     except OtterSyntaxError as error:
         for diagnostic in error.diagnostics:
             print(diagnostic.format(args.file), file=sys.stderr)
@@ -158,8 +159,14 @@ class _JsonLinesSink:
         pass
 
     def record(self, record) -> None:
-        line = {"type": "log", "seq": record.seq, "scope": list(record.scope), "level": record.level.label,
-                "message": record.message, "line": record.line}  # fmt: skip
+        line = {
+            "type": "log",
+            "seq": record.seq,
+            "scope": list(record.scope),
+            "level": record.level.label,
+            "message": record.message,
+            "line": record.line,
+        }
         self.stream.write(json.dumps(line) + "\n")
 
 
@@ -229,18 +236,24 @@ def reference_markdown() -> str:
     from engine.registry import REGISTRY
     from engine.values import to_text
 
-    lines = ["# OtterScript reference: operations and functions", "",
-             "Generated from the registry by `python -m engine reference`; do not edit by hand.", "", "## Operations", ""]  # fmt: skip
-    for spec in REGISTRY.all_operations():
-        aliases = f" (also {', '.join(spec.aliases)})" if spec.aliases else ""
+    lines = [
+        "# OtterScript reference: operations and functions",
+        "",
+        "Generated from the registry by `python -m engine reference`; do not edit by hand.",
+        "",
+        "## Operations",
+        "",
+    ]
+    for operation in REGISTRY.all_operations():
+        aliases = f" (also {', '.join(operation.aliases)})" if operation.aliases else ""
         lines += [
-            f"### `{spec.namespace}::{spec.name}`{aliases}",
+            f"### `{operation.namespace}::{operation.name}`{aliases}",
             "",
-            f"{spec.description} Kind: {spec.kind.value}.",
+            f"{operation.description} Kind: {operation.kind.value}.",
             "",
         ]
         lines += ["| argument | type | notes |", "| --- | --- | --- |"]
-        for p in spec.params:
+        for p in operation.params:
             flags = [
                 f
                 for f, on in (
@@ -262,9 +275,9 @@ def reference_markdown() -> str:
             )
         lines.append("")
     lines += ["## Functions", "", "| function | description |", "| --- | --- |"]
-    for spec in REGISTRY.all_functions():
-        aliases = f" (also {', '.join(spec.aliases)})" if spec.aliases else ""
-        lines.append(f"| `{spec.signature()}`{aliases} | {spec.description} |")
+    for function in REGISTRY.all_functions():
+        aliases = f" (also {', '.join(function.aliases)})" if function.aliases else ""
+        lines.append(f"| `{function.signature()}`{aliases} | {function.description} |")
     return "\n".join(lines) + "\n"
 
 
