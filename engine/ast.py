@@ -477,6 +477,22 @@ def comment_text(comment: str) -> str:
     return comment.lstrip("#").strip()
 
 
+MISPLACED_GLOBAL = "a global declaration must come before every other statement"
+
+
+def misplaced_globals(body: Body) -> Iterator[GlobalDeclaration]:
+    """The global declarations of a script's body that follow a statement that runs: the run
+    stops with a fatal error before the first statement (the specification). Comments and
+    module declarations run nothing, so they may come first."""
+    ran = False
+    for statement in body:
+        if isinstance(statement, GlobalDeclaration):
+            if ran:
+                yield statement
+        elif not isinstance(statement, Comment | ModuleDeclaration):
+            ran = True
+
+
 def targets_servers(script: Node) -> bool:
     """Whether a script chooses servers itself: a ``for server``/``for role`` block or a
     ``foreach server``/``foreach role`` loop anywhere in it (a job of it may then name none)."""

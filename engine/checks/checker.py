@@ -64,16 +64,8 @@ class _Checker(Visitor[None]):
             for d in _walk_type(node, ast.Directive)
             if d.name == "async" and d.value
         }
-        seen_statement = False
-        for statement in node.body:
-            if isinstance(statement, ast.GlobalDeclaration) and seen_statement:
-                self.report(
-                    statement,
-                    "global declarations must come before every other statement",
-                    code="global-position",
-                )
-            if not isinstance(statement, ast.GlobalDeclaration | ast.Comment):
-                seen_statement = True
+        for declaration in ast.misplaced_globals(node.body):
+            self.report(declaration, ast.MISPLACED_GLOBAL, code="global-position")
         self.body(node.body)
 
     def body(self, body: ast.Body | None) -> None:

@@ -92,7 +92,9 @@ class Handlers(Visitor[Awaitable[None]]):
         scope = parent if top_level or own_scope else Scope(parent)
         scope.body = statements
         if top_level:
-            _check_globals_first(statements)
+            misplaced = next(ast.misplaced_globals(statements), None)
+            if misplaced is not None:
+                raise FatalError(ast.MISPLACED_GLOBAL, misplaced.span)
         methods = self._methods  # the visitor's, by statement type: visit() inline, a call less
         for statement in statements:
             if self.cancelled:
@@ -548,16 +550,3 @@ class Handlers(Visitor[Awaitable[None]]):
             self.session.log(
                 Level.DEBUG, step.reason.format(summary=operation.summary()), context, line
             )
-
-
-def _check_globals_first(statements: ast.Body) -> None:
-    """A global declaration after any other statement is fatal (the specification)."""
-    seen_statement = False
-    for statement in statements:
-        if isinstance(statement, ast.GlobalDeclaration):
-            if seen_statement:
-                raise FatalError(
-                    "a global declaration must come before every other statement", statement.span
-                )
-        elif not isinstance(statement, ast.Comment | ast.ModuleDeclaration):
-            seen_statement = True

@@ -6,7 +6,9 @@ import asyncio
 import json
 import time
 
-from engine import parse
+import pytest
+
+from engine import check, parse
 from engine.interpreter import Host, Level, ListSink, RunCredential, ScriptRun
 
 # ---- status ----------------------------------------------------------------------------------
@@ -240,6 +242,23 @@ async def test_global_declaration_after_a_statement_is_fatal(run) -> None:
         ran.status == "error"
         and "global declaration must come before" in ran.messages(Level.ERROR)[0]
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "accepted"),
+    [
+        ("module M { Log-Information m; }\nglobal $a = 1;\ncall M;", True),
+        ("global $a = 1;\nmodule M { }\n# a note\nglobal $b = 2;\nLog-Information $b;", True),
+        ("module M { }\nset global $a = 1;\nglobal $b = 2;", False),
+        ("module M { }\nLog-Information a;\nglobal $b = 2;", False),
+    ],
+)
+async def test_global_declaration_placement_is_judged_alike_by_check_and_run(
+    run, text: str, accepted: bool
+) -> None:
+    misplaced = [d for d in check(parse(text)) if d.code == "global-position"]
+    ran = await run(text)
+    assert (misplaced == [], ran.status != "error") == (accepted, accepted)
 
 
 # ---- context -------------------------------------------------------------------------------------
