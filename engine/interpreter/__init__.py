@@ -32,6 +32,25 @@ async def run(
 
 
 __all__ = [
-    "MASK", "CredentialRefused", "Difference", "Drift", "ExecutionResult", "Host", "Level", "ListSink", "LockProvider", "LogRecord", "LogSink",
-    "Mode", "NullSink", "RunCredential", "RunScope", "RunState", "ScriptRun", "StandaloneHost", "Status", "for_targets", "run",
-]  # fmt: skip
+    "MASK",
+    "CredentialRefused",
+    "Difference",
+    "Drift",
+    "ExecutionResult",
+    "Host",
+    "Level",
+    "ListSink",
+    "LockProvider",
+    "LogRecord",
+    "LogSink",
+    "Mode",
+    "NullSink",
+    "RunCredential",
+    "RunScope",
+    "RunState",
+    "ScriptRun",
+    "StandaloneHost",
+    "Status",
+    "for_targets",
+    "run",
+]

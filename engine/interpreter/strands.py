@@ -120,15 +120,20 @@ class Strands:
     @contextlib.asynccontextmanager
     async def lock(self, token: str, context: Context, line: int | None) -> AsyncIterator[None]:
         """Hold the lock ``token`` (one of the host's when it starts with !)."""
+        lock: contextlib.AbstractAsyncContextManager[None]
         if token.startswith("!"):
             lock = self.session.host.locks.hold(token[1:])  # held across every execution
         else:
             lock = self._locks.setdefault(token.casefold(), asyncio.Lock())
         # a block that waits long for its lock says so, or the run looks stuck
         notice = asyncio.get_running_loop().call_later(
-            LOCK_WAIT_NOTICE_SECONDS, self.session.log, Level.INFORMATION,
-            f"Waiting for the lock {token}: another block holds it.", context, line,
-        )  # fmt: skip
+            LOCK_WAIT_NOTICE_SECONDS,
+            self.session.log,
+            Level.INFORMATION,
+            f"Waiting for the lock {token}: another block holds it.",
+            context,
+            line,
+        )
         try:
             async with lock:
                 notice.cancel()
