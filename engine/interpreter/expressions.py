@@ -59,14 +59,13 @@ class Evaluator:
                     return await self.scalar_variable(only, scope, context)
             pieces = []
             for part in parts:
-                part_type = type(part)
-                if part_type is ast.Text:
+                if type(part) is ast.Text:
                     pieces.append(part.value)
-                elif part_type is ast.VariableRef:
+                elif type(part) is ast.VariableRef:
                     pieces.append(await self.scalar_variable(part, scope, context))
-                elif part_type is ast.FunctionCall:
+                elif type(part) is ast.FunctionCall:
                     pieces.append(to_text(await self.call(part, scope, context)))
-                else:  # Interpolation
+                elif type(part) is ast.Interpolation:
                     pieces.append(to_text(await self.evaluate(part.expression, scope, context)))
             return "".join(pieces)
         if type(expression) is ast.VariableRef:
@@ -106,6 +105,7 @@ class Evaluator:
         without arguments, in that order."""
         key = variable.name.casefold()
         found = scope.find(key)
+        value: Value | None
         if found is not None:
             value = found.variables[key][1]
         else:
@@ -201,7 +201,11 @@ def check_kind(variable: ast.VariableRef, value: Value, span: Any) -> None:
 
 def empty_value(sigil: str) -> Value:
     """A variable's value before anything is assigned to it: empty text, list or map."""
-    return {"$": "", "@": [], "%": {}}[sigil]
+    if sigil == "@":
+        return []
+    if sigil == "%":
+        return {}
+    return ""
 
 
 def list_index(key: str, items: list, span: Any, *, allow_end: bool = False) -> int:
