@@ -45,8 +45,12 @@ class ScriptRun:
     ) -> None:
         """With ``targets`` (server names), the script runs as a job's plan does: on every
         server at once, each run with a global scope of its own (see ``for_targets``)."""
+        target_body: ast.Statement | None = None  # the async block that runs it for one server
         if targets:
             script = for_targets(script, targets)
+            loop = script.body[0]
+            assert isinstance(loop, ast.ContextIteration)
+            target_body = loop.body[0]
         self.script = script
         self.variables = dict(variables or {})  # runtime variables to start with
         self.host = host
@@ -62,8 +66,7 @@ class ScriptRun:
             Modules(evaluator, self.ledger),
             self.ledger,
             self.strands,
-            # the async block that runs the script for one server
-            target_body=script.body[0].body[0] if targets else None,
+            target_body=target_body,
         )
         self._task: asyncio.Task[Any] | None = None
         self._cancel_reason = "The execution was cancelled."
