@@ -9,12 +9,19 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from otterweb.executions.events import (
+    BatchEvent,
+    CompleteEvent,
+    LogMessage,
+    ScopeMessage,
+    StatusEvent,
+    WireEntry,
     chunked,
     complete_message,
     group_name,
     log_message,
     scope_message,
     status_message,
+    wire_entries,
 )
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.executions.selectors import log_entries_after
@@ -100,12 +107,12 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
             await self.send_scopes(
                 await database_sync_to_async(self._scopes_between)(self.scopes_sent, newest)
             )
-        await self.send_wire_entries(log_message(fresh)["entries"])
+        await self.send_wire_entries(wire_entries(fresh))
 
-    async def send_wire_entries(self, entries: list[dict]) -> None:
+    async def send_wire_entries(self, entries: list[WireEntry]) -> None:
         for chunk in chunked(entries):
             self.sent = chunk[-1]["seq"]
-            await self.send_json({"type": "log", "entries": chunk})
+            await self.send_json(log_message(chunk))
 
     # ---- channel-layer events
 
@@ -119,11 +126,11 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
                 return
             await self.send_entries(entries)
 
-    async def execution_batch(self, event: dict) -> None:
+    async def execution_batch(self, event: BatchEvent) -> None:
         """A stored batch, as frames encoded once by the worker: forwarded as they are. A gap (a
         message the layer dropped) is filled from the database first; seqs already sent are
         dropped."""
-        if event.get("scope"):
+        if event["scope"] is not None:
             await self.send_batch_scopes(event["scope"])
         for frame in event["frames"]:
             if frame["first"] > self.sent + 1:
@@ -134,10 +141,12 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
                 await self.send(text_data=frame["text"])
                 self.sent = frame["last"]
             else:  # overlaps what a catch-up already sent
-                entries = json.loads(frame["text"])["entries"]
-                await self.send_wire_entries([e for e in entries if e["seq"] > self.sent])
+                message: LogMessage = json.loads(frame["text"])
+                await self.send_wire_entries(
+                    [e for e in message["entries"] if e["seq"] > self.sent]
+                )
 
-    async def send_batch_scopes(self, message: dict) -> None:
+    async def send_batch_scopes(self, message: ScopeMessage) -> None:
         """The scopes a batch opened or closed. Scope ids are given out in order and each batch
         has every scope opened since the one before, so new ids that do not follow the last one
         sent mean a dropped message: the scopes between come from the database first. Every
@@ -152,9 +161,9 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
         self.scopes_sent = max([self.scopes_sent, *opened])
         await self.send_json(message)
 
-    async def execution_status(self, event: dict) -> None:
+    async def execution_status(self, event: StatusEvent) -> None:
         await self.send_json(event["message"])
 
-    async def execution_complete(self, event: dict) -> None:
+    async def execution_complete(self, event: CompleteEvent) -> None:
         await self.catch_up(event["message"]["last_seq"])
         await self.send_json(event["message"])

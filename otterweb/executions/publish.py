@@ -11,11 +11,12 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from otterweb.executions.events import (
-    complete_message,
+    CompleteEvent,
+    StatusEvent,
+    batch_event,
+    complete_event,
     group_name,
-    log_frames,
-    scope_message,
-    status_message,
+    status_event,
 )
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.executions.sink import StoredEntry
@@ -55,13 +56,8 @@ async def publish_batch(
     layer = get_channel_layer()
     if layer is None:
         return
-    event = {
-        "type": "execution.batch",
-        "frames": log_frames(entries),
-        "scope": scope_message(scopes) if scopes else None,
-    }
     try:
-        await _deliver(layer.group_send(group_name(execution_id), event))
+        await _deliver(layer.group_send(group_name(execution_id), batch_event(entries, scopes)))
     except Exception:  # a full or unreachable layer costs live delivery, never a line: clients refill from the database
         logger.warning(
             "execution=%s message='could not publish a log batch; watchers will refill from the database'",
@@ -70,18 +66,15 @@ async def publish_batch(
 
 
 def publish_status(execution: Execution) -> None:
-    _send(execution.pk, {"type": "execution.status", "message": status_message(execution)})
+    _send(execution.pk, status_event(execution))
 
 
 def publish_complete(execution: Execution) -> None:
     """Sent after the execution finished, so every line is stored by then."""
-    _send(
-        execution.pk,
-        {"type": "execution.complete", "message": complete_message(execution.last_seq)},
-    )
+    _send(execution.pk, complete_event(execution))
 
 
-def _send(execution_id: int, event: dict) -> None:
+def _send(execution_id: int, event: StatusEvent | CompleteEvent) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
