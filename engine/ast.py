@@ -63,9 +63,16 @@ QuoteStyle = Literal["implicit", "double", "single", "swim"]
 
 @node
 class Text(Node):
-    """Literal text inside a scalar, escapes already resolved."""
+    """Literal text inside a scalar, escapes already resolved; ``escaped`` is the text with its
+    escapes as the script writes them (`` `$ ``, `` `% ``), when it holds any."""
 
     value: str
+    escaped: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def written(self) -> str:
+        """The text as the script writes it, escapes included."""
+        return self.value if self.escaped is None else self.escaped
 
 
 @node

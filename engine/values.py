@@ -66,13 +66,15 @@ def describe(value: object) -> str:
     return f"'{text}'" if len(text) <= 60 else f"'{text[:57]}...'"
 
 
-def as_written(expression: ast.Expression) -> str:
-    """A value as written, its variables not expanded (DisableVariableExpansion): a scalar's
-    text with each expansion in it as OtterScript writes it; anything else as its literal."""
+def as_written(expression: ast.Expression, *, keep_escapes: bool = False) -> str:
+    """A value as written, its variables not expanded: a scalar's text with each expansion in
+    it as OtterScript writes it; anything else as its literal. With ``keep_escapes`` the
+    scalar's escapes stay as written too (`` `$x `` is not ``$x``), for an argument that is not
+    expanded (DisableVariableExpansion) because what takes it expands it later (a template)."""
     if not isinstance(expression, ast.Scalar):
         return format_expression(expression, "line")
     return "".join(
-        part.value
+        (part.written if keep_escapes else part.value)
         if isinstance(part, ast.Text)
         else format_expression(ast.Scalar(parts=(part,)), "line")
         for part in expression.parts

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 from engine import ast
-from engine.formatter import format_expression
 from engine.interpreter.context import Context, Scope, assign
 from engine.interpreter.errors import ExecutionError, FatalError
 from engine.interpreter.expressions import Evaluator, check_kind, empty_value
@@ -15,7 +14,7 @@ from engine.interpreter.ledger import Ledger
 from engine.limits import MAX_RUN_NESTING
 from engine.parser import parse
 from engine.registry import Operation, OperationSpec, Param
-from engine.values import Value
+from engine.values import Value, as_written
 
 
 class Modules:
@@ -146,7 +145,7 @@ class Modules:
             value = (
                 await self.evaluator.evaluate(expression, scope, context)
                 if parameter.expand
-                else _unexpanded(expression)
+                else as_written(expression, keep_escapes=True)
             )
             try:
                 return parameter.convert(value, spec.name)
@@ -193,15 +192,3 @@ def _output_value(value: Any) -> Value:
     if isinstance(value, int | float):
         return str(value)
     return value
-
-
-def _unexpanded(expression: ast.Expression) -> str:
-    """A value as written, its variables not expanded (DisableVariableExpansion)."""
-    if not isinstance(expression, ast.Scalar):
-        return format_expression(expression, "line")
-    return "".join(
-        part.value
-        if isinstance(part, ast.Text)
-        else format_expression(ast.Scalar(parts=(part,)), "line")
-        for part in expression.parts
-    )

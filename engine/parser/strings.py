@@ -89,7 +89,8 @@ def _simple_body(body: str, base: tuple[int, int, int]) -> list[ast.ScalarPart] 
         elif kind == "lone":
             parts.append(ast.Text(value="$", span=span))
         else:
-            parts.append(ast.Text(value=escaped(match.group("escape"), span), span=span))
+            value = escaped(match.group("escape"), span)
+            parts.append(ast.Text(value=value, escaped=match.group(0), span=span))
         position = match.end()
 
 
@@ -118,7 +119,12 @@ def merge_text(parts: list[ast.ScalarPart]) -> tuple[ast.ScalarPart, ...]:
             if merged and isinstance(merged[-1], ast.Text):
                 previous = merged[-1]
                 span = previous.span.merge(part.span) if previous.span else part.span
-                merged[-1] = ast.Text(value=previous.value + part.value, span=span)
+                escapes = previous.escaped is not None or part.escaped is not None
+                merged[-1] = ast.Text(
+                    value=previous.value + part.value,
+                    escaped=previous.written + part.written if escapes else None,
+                    span=span,
+                )
                 continue
         merged.append(part)
     return tuple(merged)
@@ -169,7 +175,8 @@ def scalar_parts(
         elif kind == "BRACED_VAR":
             parts.append(ast.VariableRef(sigil="$", name=child.value[2:-1], span=span))
         elif kind == "ESCAPE":
-            parts.append(ast.Text(value=escaped(child.value[1], span), span=span))
+            value = escaped(child.value[1], span)
+            parts.append(ast.Text(value=value, escaped=child.value, span=span))
         elif kind == "LONE_DOLLAR":
             parts.append(ast.Text(value="$", span=span))
         previous_kind = kind

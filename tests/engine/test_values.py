@@ -24,6 +24,19 @@ def test_as_written_keeps_expansions_unexpanded(text: str, written: str) -> None
 
 
 @pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("costs `$5, `` is a grave", "costs `$5, `` is a grave"),
+        ('"<`% x %> `$a $b"', "<`% x %> `$a $b"),
+        (">>`$a`n$ToUpper($b)>>", "`$a`n$ToUpper($b)"),
+        ("plain", "plain"),
+    ],
+)
+def test_as_written_keeps_escapes_when_asked(text: str, written: str) -> None:
+    assert as_written(parse_expression(text, "line"), keep_escapes=True) == written
+
+
+@pytest.mark.parametrize(
     ("text", "value"),
     [
         ("hello $Name", "hello $Name"),

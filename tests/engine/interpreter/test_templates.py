@@ -1,5 +1,6 @@
 """Text templates (Apply-Template's full syntax), rule by rule of Inedo's text templating page.
-Each template is read from a file, so it reaches the template engine exactly as written."""
+Each template is read from a file, so it reaches the template engine exactly as written; a
+template given as a Literal argument reaches it the same way, escapes included."""
 
 from __future__ import annotations
 
@@ -79,6 +80,28 @@ async def apply(run, tmp_path, template: str):
 @pytest.mark.parametrize(("template", "expected"), RESULTS, ids=[r[0] for r in RESULTS])
 async def test_templates_render(run, tmp_path, template, expected) -> None:
     ran = await apply(run, tmp_path, template)
+    assert ran.status == "normal", ran.messages(Level.ERROR)
+    assert ran.info[-1] == f"[{expected}]"
+
+
+# (Literal argument as the script writes it, what it gives): the template gets the text with
+# its escapes, and expands it itself
+LITERALS = [
+    ('"<`% not a tag %>"', "<% not a tag %>"),
+    ('"`$name costs `$5, `` is a grave"', "$name costs $5, ` is a grave"),
+    ("'Hi $name, $ToUpper($name)'", "Hi Steve, STEVE"),
+    (">>`$name`nis <% if $name == Steve { %>Steve<% } %>>>", "$name\nis Steve"),
+    ("<`% x %> $name", "<% x %> Steve"),
+]
+
+
+@pytest.mark.parametrize(("literal", "expected"), LITERALS, ids=[r[0] for r in LITERALS])
+async def test_templates_render_a_literal_with_its_escapes(run, literal, expected) -> None:
+    ran = await run(
+        "set $name = Steve;\n"
+        f"Apply-Template (Literal: {literal}, OutputVariable => $out);\n"
+        "Log-Information >>[$out]>>;"
+    )
     assert ran.status == "normal", ran.messages(Level.ERROR)
     assert ran.info[-1] == f"[{expected}]"
 
