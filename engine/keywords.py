@@ -8,10 +8,28 @@ from __future__ import annotations
 # Words that begin a statement (or continue one, like `else` and `catch`).
 STATEMENT_KEYWORDS = frozenset(
     {
-        "set", "global", "if", "else", "foreach", "for", "with", "await", "try", "catch", "throw",
-        "fail", "error", "warn", "force", "break", "continue", "return", "module", "call",
+        "set",
+        "global",
+        "if",
+        "else",
+        "foreach",
+        "for",
+        "with",
+        "await",
+        "try",
+        "catch",
+        "throw",
+        "fail",
+        "error",
+        "warn",
+        "force",
+        "break",
+        "continue",
+        "return",
+        "module",
+        "call",
     }
-)  # fmt: skip
+)
 
 # Every reserved word: the statement keywords and the words that only appear inside statements.
 KEYWORDS = STATEMENT_KEYWORDS | {

@@ -382,9 +382,16 @@ def function(
 
     def register(implementation: FunctionImplementation) -> FunctionImplementation:
         spec = FunctionSpec(
-            name, aliases, returns, params, optional, variadic, description, implementation,
-            inspect.iscoroutinefunction(implementation),
-        )  # fmt: skip
+            name=name,
+            aliases=aliases,
+            returns=returns,
+            params=params,
+            optional=optional,
+            variadic=variadic,
+            description=description,
+            implementation=implementation,
+            is_async=inspect.iscoroutinefunction(implementation),
+        )
         REGISTRY.add_function(spec)
         return implementation
 

@@ -10,19 +10,43 @@ from engine.values import to_text
 
 DEFAULT_FORMAT = "yyyy-MM-ddTHH:mm:ss"
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-          "October", "November", "December")  # fmt: skip
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 # The standard formats (one letter), as the invariant culture spells them out; r, u and U
 # also turn the time into UTC.
 STANDARD = {
-    "d": "MM/dd/yyyy", "D": "dddd, dd MMMM yyyy", "f": "dddd, dd MMMM yyyy HH:mm",
-    "F": "dddd, dd MMMM yyyy HH:mm:ss", "g": "MM/dd/yyyy HH:mm", "G": "MM/dd/yyyy HH:mm:ss",
-    "m": "MMMM dd", "M": "MMMM dd", "o": "yyyy-MM-ddTHH:mm:ss.fffffffK",
-    "O": "yyyy-MM-ddTHH:mm:ss.fffffffK", "r": "ddd, dd MMM yyyy HH:mm:ss 'GMT'",
-    "R": "ddd, dd MMM yyyy HH:mm:ss 'GMT'", "s": "yyyy-MM-ddTHH:mm:ss", "t": "HH:mm",
-    "T": "HH:mm:ss", "u": "yyyy-MM-dd HH:mm:ssZ", "U": "dddd, dd MMMM yyyy HH:mm:ss",
-    "y": "yyyy MMMM", "Y": "yyyy MMMM",
-}  # fmt: skip
+    "d": "MM/dd/yyyy",
+    "D": "dddd, dd MMMM yyyy",
+    "f": "dddd, dd MMMM yyyy HH:mm",
+    "F": "dddd, dd MMMM yyyy HH:mm:ss",
+    "g": "MM/dd/yyyy HH:mm",
+    "G": "MM/dd/yyyy HH:mm:ss",
+    "m": "MMMM dd",
+    "M": "MMMM dd",
+    "o": "yyyy-MM-ddTHH:mm:ss.fffffffK",
+    "O": "yyyy-MM-ddTHH:mm:ss.fffffffK",
+    "r": "ddd, dd MMM yyyy HH:mm:ss 'GMT'",
+    "R": "ddd, dd MMM yyyy HH:mm:ss 'GMT'",
+    "s": "yyyy-MM-ddTHH:mm:ss",
+    "t": "HH:mm",
+    "T": "HH:mm:ss",
+    "u": "yyyy-MM-dd HH:mm:ssZ",
+    "U": "dddd, dd MMMM yyyy HH:mm:ss",
+    "y": "yyyy MMMM",
+    "Y": "yyyy MMMM",
+}
 IN_UTC = set("rRuU")
 
 

@@ -91,8 +91,13 @@ def compare(call, left, op, right, as_number=None):
 
 _TOKEN = re.compile(r"\s*(?:((?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)|([-+*/%()]))")
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "%": 2, "negate": 3, "plus": 3}
-_BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-           "%": operator.mod}  # fmt: skip
+_BINARY = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "%": operator.mod,
+}
 
 
 def _apply(symbol: str, values: list[Decimal]) -> None:

@@ -9,9 +9,12 @@ from engine.registry import Kind, Operation, ParamType, brief, operation, param
 
 
 @operation(
-    "Exec", "Execute-Process", namespace="InedoCore", kind=Kind.EXECUTE,
+    "Exec",
+    "Execute-Process",
+    namespace="InedoCore",
+    kind=Kind.EXECUTE,
     description="Runs a process on the server in context, logs its output as it arrives, and waits for it to exit.",
-)  # fmt: skip
+)
 class Exec(OutputLevels):
     target = param(
         "Target",

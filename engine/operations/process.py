@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 import shlex
 from collections.abc import Mapping
@@ -18,6 +19,15 @@ LEVELS = {
     "error": Level.ERROR,
 }
 EXIT_RULE = re.compile(r"\s*(==|!=|<=|>=|<|>|=)?\s*(-?\d+)\s*")
+COMPARISONS = {
+    "==": operator.eq,
+    "=": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
 
 
 class StreamLevels(TypedDict):
@@ -63,11 +73,7 @@ def exit_code_ok(rule: str | None, code: int) -> bool | None:
     match = EXIT_RULE.fullmatch(rule)
     if match is None:
         raise ValueError(f"SuccessExitCode '{rule}' is not a rule like '== 0', '>= 0' or '3'")
-    operator, number = match.group(1) or "==", int(match.group(2))
-    return {
-        "==": code == number, "=": code == number, "!=": code != number,
-        "<": code < number, "<=": code <= number, ">": code > number, ">=": code >= number,
-    }[operator]  # fmt: skip
+    return COMPARISONS[match.group(1) or "=="](code, int(match.group(2)))
 
 
 def split_command(text: str) -> list[str]:
