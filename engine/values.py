@@ -13,7 +13,7 @@ Value: TypeAlias = str | list | dict
 KIND_NAMES = {"$": "text", "@": "list", "%": "map"}
 
 
-def kind(value: Value) -> str:
+def kind(value: Value) -> ast.Sigil:
     """The sigil of a value's kind: ``$``, ``@`` or ``%``."""
     if isinstance(value, list):
         return "@"
