@@ -51,6 +51,7 @@ run: migrate
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 # PostgreSQL and Redis on 127.0.0.1 (distributed-mode tests), Chromium (browser tests): installed
 # with apt-get when missing, started when not running.
