@@ -71,4 +71,4 @@ bench: setup services
 	$(PY) bench/editor.py
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache *.egg-info frontend/node_modules otterweb/static/frontend
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache *.egg-info frontend/node_modules otterweb/static/frontend
