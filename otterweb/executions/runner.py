@@ -98,10 +98,17 @@ def _run_started(execution: Execution, *, worker: str) -> None:
     finally:
         remove_work_folder(execution.pk)
     drift = [
-        {"server": d.server, "operation": d.operation, "line": d.line,
-         "differences": [{"property": x.property, "expected": _json(x.expected), "actual": _json(x.actual)} for x in d.differences]}
+        {
+            "server": d.server,
+            "operation": d.operation,
+            "line": d.line,
+            "differences": [
+                {"property": x.property, "expected": _json(x.expected), "actual": _json(x.actual)}
+                for x in d.differences
+            ],
+        }
         for d in result.drifted
-    ]  # fmt: skip
+    ]
     execution.refresh_from_db()
     status = result.status.label
     if sink.volume.limited and status == Execution.Status.NORMAL:

@@ -26,10 +26,19 @@ NO_TARGETS = (
 
 @transaction.atomic
 def create_job(
-    *, requested_by=None, script: str | None = None, raft_item: RaftItem | None = None, name: str = "",
-    servers: list[str] = (), roles: list[str] = (), environments: list[str] = (), mode: str = Mode.EXECUTE,
-    simulate: bool = False, variables: dict | None = None, template=None,
-) -> Execution:  # fmt: skip
+    *,
+    requested_by=None,
+    script: str | None = None,
+    raft_item: RaftItem | None = None,
+    name: str = "",
+    servers: list[str] = (),
+    roles: list[str] = (),
+    environments: list[str] = (),
+    mode: str = Mode.EXECUTE,
+    simulate: bool = False,
+    variables: dict | None = None,
+    template=None,
+) -> Execution:
     """Make a job and its pending execution; it is dispatched once the transaction commits.
 
     A job runs on the servers named, and those with the roles in the environments; with none,
@@ -62,9 +71,14 @@ def create_job(
         )
     version = raft_item.versions.first() if raft_item is not None else None
     job = Job.objects.create(
-        template=template, name=name or (str(raft_item) if raft_item else "ad hoc script"), requested_by=requested_by,
-        script=text, script_version=version, targets=[s.name for s in targets], variables=variables,
-    )  # fmt: skip
+        template=template,
+        name=name or (str(raft_item) if raft_item else "ad hoc script"),
+        requested_by=requested_by,
+        script=text,
+        script_version=version,
+        targets=[s.name for s in targets],
+        variables=variables,
+    )
     execution = Execution.objects.create(job=job, mode=mode, simulate=simulate)
     transaction.on_commit(partial(dispatch.current().dispatch, execution.pk))
     return execution
@@ -139,7 +153,7 @@ def launch_template(
         mode=mode or template.mode,
         simulate=template.simulate if simulate is None else simulate,
         variables=values,
-    )  # fmt: skip
+    )
 
 
 def template_targets(*, template: JobTemplate) -> dict[str, list[str]]:

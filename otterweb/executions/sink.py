@@ -116,14 +116,29 @@ class DatabaseLogSink:
         self, records: list[LogRecord], scopes: list[RunScope]
     ) -> tuple[list[StoredEntry], list[LogScope]]:
         entries = [
-            StoredEntry(seq=r.seq, scope_id=r.scope_id, level=int(r.level), message=r.message, line=r.line, time=_time(r.time))
+            StoredEntry(
+                seq=r.seq,
+                scope_id=r.scope_id,
+                level=int(r.level),
+                message=r.message,
+                line=r.line,
+                time=_time(r.time),
+            )
             for r in records
-        ]  # fmt: skip
+        ]
         stored_scopes = [
-            LogScope(execution_id=self.execution_id, scope_id=s.id, parent_id=s.parent_id, name=s.name[:500], line=s.line,
-                        started=_time(s.started), ended=_time(s.ended) if s.ended else None, status=s.status)
+            LogScope(
+                execution_id=self.execution_id,
+                scope_id=s.id,
+                parent_id=s.parent_id,
+                name=s.name[:500],
+                line=s.line,
+                started=_time(s.started),
+                ended=_time(s.ended) if s.ended else None,
+                status=s.status,
+            )
             for s in scopes
-        ]  # fmt: skip
+        ]
         with transaction.atomic():
             if stored_scopes:
                 LogScope.objects.bulk_create(
@@ -214,5 +229,8 @@ def _insert(execution_id: int, entries: list[StoredEntry]) -> None:
         places = ", ".join(["%s"] * (1 + len(StoredEntry._fields)))
         cursor.executemany(
             f"INSERT INTO {table} ({columns}) VALUES ({places})",
-            [(execution_id, e.seq, e.scope_id, e.level, e.message, e.line, adapt(e.time)) for e in entries],
-        )  # fmt: skip
+            [
+                (execution_id, e.seq, e.scope_id, e.level, e.message, e.line, adapt(e.time))
+                for e in entries
+            ],
+        )

@@ -82,17 +82,23 @@ class JobTemplateForm(forms.ModelForm):
     API name them)."""
 
     servers = forms.ModelMultipleChoiceField(
-        Server.objects.all(), required=False, to_field_name="name",
+        Server.objects.all(),
+        required=False,
+        to_field_name="name",
         help_text="When it runs on chosen servers.",
-    )  # fmt: skip
+    )
     roles = forms.ModelMultipleChoiceField(
-        Role.objects.all(), required=False, to_field_name="name",
+        Role.objects.all(),
+        required=False,
+        to_field_name="name",
         help_text="When it runs on the servers with these roles.",
-    )  # fmt: skip
+    )
     environments = forms.ModelMultipleChoiceField(
-        Environment.objects.all(), required=False, to_field_name="name",
+        Environment.objects.all(),
+        required=False,
+        to_field_name="name",
         help_text="With roles: only the servers in these environments (none chosen: every one).",
-    )  # fmt: skip
+    )
 
     class Meta:
         model = JobTemplate

@@ -9,7 +9,7 @@ from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from engine import MASK, to_text
+from engine import MASK
 from otterweb.inventory import services
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 from otterweb.inventory.selectors import resolve_variables
@@ -67,7 +67,17 @@ class RoleSerializer(serializers.ModelSerializer):
         )
 
 
-SERVER_FIELDS = ["name", "host", "port", "agent_type", "roles", "environments", "active", "credential", "description"]  # fmt: skip
+SERVER_FIELDS = [
+    "name",
+    "host",
+    "port",
+    "agent_type",
+    "roles",
+    "environments",
+    "active",
+    "credential",
+    "description",
+]
 
 
 class ServerSerializer(serializers.ModelSerializer):
@@ -158,8 +168,13 @@ class VariableSerializer(serializers.ModelSerializer):
 
 
 class CredentialSerializer(serializers.ModelSerializer):
-    secret = serializers.CharField(write_only=True, required=False, allow_blank=False, style={"input_type": "password"},
-                                   help_text="Write-only. Leave out to keep the stored secret.")  # fmt: skip
+    secret = serializers.CharField(
+        write_only=True,
+        required=False,
+        allow_blank=False,
+        style={"input_type": "password"},
+        help_text="Write-only. Leave out to keep the stored secret.",
+    )
     environments = serializers.SlugRelatedField(
         slug_field="name", many=True, queryset=Environment.objects.all(), required=False
     )
@@ -229,11 +244,18 @@ class ServerViewSet(viewsets.ModelViewSet):
             self.permission_denied(request, message="You may not view variables.")
         return Response(
             [
-                {"name": v.name, "value": MASK if v.sensitive else (v.value if not isinstance(v.value, str) else to_text(v.value)),
-                 "sensitive": v.sensitive, "scope": v.scope, "shadowed": list(v.shadowed)}
-                for v in sorted(resolve_variables(server=server).values(), key=lambda v: v.name.casefold())
+                {
+                    "name": v.name,
+                    "value": MASK if v.sensitive else v.value,
+                    "sensitive": v.sensitive,
+                    "scope": v.scope,
+                    "shadowed": list(v.shadowed),
+                }
+                for v in sorted(
+                    resolve_variables(server=server).values(), key=lambda v: v.name.casefold()
+                )
             ]
-        )  # fmt: skip
+        )
 
 
 class VariableViewSet(viewsets.ModelViewSet):

@@ -46,8 +46,13 @@ class Environment(TimeStamped):
 class Role(TimeStamped):
     name = models.SlugField(max_length=100, unique=True, help_text=NAME_HELP)
     description = TextField(blank=True)
-    dependencies = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="dependents",
-                                          help_text="Roles a server with this role needs too.")  # fmt: skip
+    dependencies = models.ManyToManyField(
+        "self",
+        symmetrical=False,
+        blank=True,
+        related_name="dependents",
+        help_text="Roles a server with this role needs too.",
+    )
 
     class Meta:
         ordering = ["name"]
@@ -66,8 +71,12 @@ class Credential(TimeStamped):
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.PASSWORD)
     username = models.CharField(max_length=200, blank=True)
     encrypted_secret = models.TextField(blank=True, editable=False)
-    environments = models.ManyToManyField(Environment, blank=True, related_name="credentials",
-                                          help_text="Only executions in these environments may use it (any, when empty).")  # fmt: skip
+    environments = models.ManyToManyField(
+        Environment,
+        blank=True,
+        related_name="credentials",
+        help_text="Only executions in these environments may use it (any, when empty).",
+    )
     description = TextField(blank=True)
 
     class Meta:
