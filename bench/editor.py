@@ -463,7 +463,11 @@ def open_as_blocks(page, url: str, blocks: int) -> dict | None:
 def api_calls(resources: list[dict]) -> str:
     """The API's paths among Resource Timing entries, with how many times each."""
     paths = Counter(urlsplit(r["name"]).path for r in resources)
-    api = [f"{path}{f' (x{n})' if n > 1 else ''}" for path, n in paths.items() if path.startswith("/api/")]  # fmt: skip
+    api = [
+        f"{path}{f' (x{n})' if n > 1 else ''}"
+        for path, n in paths.items()
+        if path.startswith("/api/")
+    ]
     return ", ".join(api) or "none"
 
 
@@ -623,11 +627,18 @@ def report_blocks(report: Report, args, visual: str, opened, switches, loaded) -
             report.absent(name, "not measured: the page had not opened as blocks")
             continue
         done = [o for o in runs if o]
-        report.figure(name, median([o and o["total"] for o in runs]), TARGET_OPEN_MS, runs=len(runs))  # fmt: skip
+        report.figure(
+            name, median([o and o["total"] for o in runs]), TARGET_OPEN_MS, runs=len(runs)
+        )
         if done:
             report.figure("  of it, POST /api/scripts/blocks/", median([o["call"] for o in done]))
-            report.figure("    of that, the server (to its first byte)", median([o["server"] for o in done]))  # fmt: skip
-    report.figure("  the engine alone: parse + to_blocks", engine_ms(lambda: to_blocks(parse(visual)), args.runs))  # fmt: skip
+            report.figure(
+                "    of that, the server (to its first byte)", median([o["server"] for o in done])
+            )
+    report.figure(
+        "  the engine alone: parse + to_blocks",
+        engine_ms(lambda: to_blocks(parse(visual)), args.runs),
+    )
     done = sorted((o for o in opened["first"] if o), key=lambda o: o["total"])
     if done:
         middle = done[len(done) // 2]
@@ -649,7 +660,9 @@ def report_blocks(report: Report, args, visual: str, opened, switches, loaded) -
         if not results:
             report.absent(name, "not measured: the step before it did not finish")
             continue
-        report.figure(name, median([x and x["painted"] for x in results]), TARGET_SWITCH_MS, runs=len(results))  # fmt: skip
+        report.figure(
+            name, median([x and x["painted"] for x in results]), TARGET_SWITCH_MS, runs=len(results)
+        )
         done = [x for x in results if x]
         if done:
             report.note(
@@ -666,7 +679,11 @@ def ensure_collected() -> None:
     collectstatic after each build); collect them when it is not."""
     if not MANIFEST.exists():
         sys.exit("no frontend build: run `make setup` first")
-    newer = [p for p in (ROOT / "frontend" / "src").rglob("*") if p.is_file() and p.stat().st_mtime > MANIFEST.stat().st_mtime]  # fmt: skip
+    newer = [
+        p
+        for p in (ROOT / "frontend" / "src").rglob("*")
+        if p.is_file() and p.stat().st_mtime > MANIFEST.stat().st_mtime
+    ]
     if newer:
         print(
             f"note: {len(newer)} file(s) in frontend/src are newer than the build "
@@ -757,9 +774,17 @@ def run(site: Site, args, scripts: dict[str, str], blocks: int, report: Report) 
         report.note(f"{unchanged_keys} key(s) had not changed the document by the next frame")
 
     print(f"\nLint, {args.lint_lines:,} lines (median of {args.runs})")
-    report.figure("POST /api/scripts/check/ from the page", median([x["total"] for x in lint_runs]), TARGET_LINT_MS)  # fmt: skip
-    report.figure("  of it, the server (to its first byte)", median([x["server"] for x in lint_runs]))  # fmt: skip
-    report.figure("  the engine alone: parse + check", engine_ms(lambda: check(parse(lint)), args.runs))  # fmt: skip
+    report.figure(
+        "POST /api/scripts/check/ from the page",
+        median([x["total"] for x in lint_runs]),
+        TARGET_LINT_MS,
+    )
+    report.figure(
+        "  of it, the server (to its first byte)", median([x["server"] for x in lint_runs])
+    )
+    report.figure(
+        "  the engine alone: parse + check", engine_ms(lambda: check(parse(lint)), args.runs)
+    )
 
     print("\nThe frontend's chunks (otterweb/static/frontend/assets)")
     modes = {mode: {asset_name(url) for url in loaded.get(mode, [])} for mode in ("text", "visual")}
@@ -794,7 +819,9 @@ def run(site: Site, args, scripts: dict[str, str], blocks: int, report: Report) 
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--runs", type=int, default=5)
-    options.add_argument("--statements", type=int, default=1000, help="of the script opened as blocks")  # fmt: skip
+    options.add_argument(
+        "--statements", type=int, default=1000, help="of the script opened as blocks"
+    )
     options.add_argument("--lines", type=int, default=10_000, help="of the script typed in")
     options.add_argument("--lint-lines", type=int, default=1000, help="of the script linted")
     options.add_argument("--keys", type=int, default=200, help="typed in each run")

@@ -49,8 +49,14 @@ class Site:
 
     def __init__(self, data: Path, **settings: str) -> None:
         self.data = data
-        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "otterweb.settings.prod", "OTTERWEB_DATA_DIR": str(data),
-                    "DJANGO_SUPERUSER_PASSWORD": "e2e-password-123", "DJANGO_SUPERUSER_EMAIL": "ops@example.org", **settings}  # fmt: skip
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "otterweb.settings.prod",
+            "OTTERWEB_DATA_DIR": str(data),
+            "DJANGO_SUPERUSER_PASSWORD": "e2e-password-123",
+            "DJANGO_SUPERUSER_EMAIL": "ops@example.org",
+            **settings,
+        }
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.manage("migrate", "--noinput")
@@ -69,8 +75,13 @@ class Site:
         ).stdout
 
     def start(self, *command: str, log=subprocess.DEVNULL) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-X", "faulthandler", *command], cwd=ROOT, env=self.env,
-                                stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+        return subprocess.Popen(
+            [sys.executable, "-X", "faulthandler", *command],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
 
     def serve(self, log=subprocess.DEVNULL) -> subprocess.Popen:
         """Start the web server and wait until it answers: `manage.py serve` here, daphne in the
@@ -97,9 +108,11 @@ class Site:
 
     def api(self, method: str, path: str, body: dict | None = None):
         request = urllib.request.Request(
-            self.base + path, method=method, data=json.dumps(body).encode() if body is not None else None,
+            self.base + path,
+            method=method,
+            data=json.dumps(body).encode() if body is not None else None,
             headers={"Authorization": f"Token {self.token}", "Content-Type": "application/json"},
-        )  # fmt: skip
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
 
@@ -136,8 +149,13 @@ class DistributedSite(Site):
         self.database = f"otterweb_{uuid.uuid4().hex[:12]}"
         self._sql(f"create database {self.database}")
         database_url = self.admin_url.rsplit("/", 1)[0] + "/" + self.database
-        super().__init__(data, OTTERWEB_DATABASE_URL=database_url, OTTERWEB_REDIS_URL=urls["OTTERWEB_REDIS_URL"],
-                         OTTERWEB_REDIS_PREFIX=self.database, **settings)  # fmt: skip
+        super().__init__(
+            data,
+            OTTERWEB_DATABASE_URL=database_url,
+            OTTERWEB_REDIS_URL=urls["OTTERWEB_REDIS_URL"],
+            OTTERWEB_REDIS_PREFIX=self.database,
+            **settings,
+        )
 
     def _sql(self, statement: str) -> None:
         import psycopg
@@ -146,7 +164,11 @@ class DistributedSite(Site):
             connection.execute(statement)
 
     def serve(self, log=subprocess.DEVNULL) -> subprocess.Popen:
-        process = self.start("-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "otterweb.asgi:application", log=log)  # fmt: skip
+        process = self.start(
+            *("-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)),
+            "otterweb.asgi:application",
+            log=log,
+        )
         self.wait_until_up(process)
         return process
 
@@ -156,8 +178,11 @@ class DistributedSite(Site):
 
     def worker(self, name: str, log=subprocess.DEVNULL) -> subprocess.Popen:
         """A Celery worker; returns once it is ready for tasks."""
-        process = self.start("-m", "celery", "-A", "otterweb", "worker", "--hostname", f"{name}@%h", "--loglevel", "INFO",
-                             "--without-gossip", "--without-mingle", log=subprocess.PIPE)  # fmt: skip
+        process = self.start(
+            *("-m", "celery", "-A", "otterweb", "worker", "--hostname", f"{name}@%h"),
+            *("--loglevel", "INFO", "--without-gossip", "--without-mingle"),
+            log=subprocess.PIPE,
+        )
         lines: list[str] = []
         for raw in process.stdout:
             lines.append(raw.decode(errors="replace"))

@@ -193,9 +193,13 @@ def test_block_editor_switches_corpus_scripts_with_comments_unchanged(site) -> N
         site.api(
             "POST",
             "/api/raft-items/",
-            {"raft": "ops", "name": f"corpus-{path.stem}", "kind": "script",
-             "content": path.read_text(encoding="utf-8")},
-        )  # fmt: skip
+            {
+                "raft": "ops",
+                "name": f"corpus-{path.stem}",
+                "kind": "script",
+                "content": path.read_text(encoding="utf-8"),
+            },
+        )
     with watched_page(site) as (page, watch):
         for path in scripts:
             original = stored(site, f"corpus-{path.stem}")["content"]

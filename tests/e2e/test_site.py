@@ -17,8 +17,11 @@ from tests.e2e.serving import DistributedSite, Site, make_site, stop
 
 LINES = 2000
 MODES = ["embedded", "distributed"]
-QUICK_LIVENESS = {"OTTERWEB_HEARTBEAT_SECONDS": "1", "OTTERWEB_LOST_AFTER_SECONDS": "3",
-                  "OTTERWEB_HOUSEKEEPING_SECONDS": "1"}  # fmt: skip
+QUICK_LIVENESS = {
+    "OTTERWEB_HEARTBEAT_SECONDS": "1",
+    "OTTERWEB_LOST_AFTER_SECONDS": "3",
+    "OTTERWEB_HOUSEKEEPING_SECONDS": "1",
+}
 
 
 @pytest.fixture(params=MODES)
@@ -39,8 +42,11 @@ def site(request, tmp_path):
 def read_to_complete(site: Site, execution_id: int) -> tuple[list[dict], list[str], int]:
     """Every log entry and status the websocket sends, up to `complete` and its last seq."""
     entries, statuses = [], []
-    with connect(f"ws://127.0.0.1:{site.port}/ws/executions/{execution_id}/",
-                 additional_headers={"Authorization": f"Token {site.token}"}, open_timeout=10) as socket_:  # fmt: skip
+    with connect(
+        f"ws://127.0.0.1:{site.port}/ws/executions/{execution_id}/",
+        additional_headers={"Authorization": f"Token {site.token}"},
+        open_timeout=10,
+    ) as socket_:
         while True:
             message = json.loads(socket_.recv(timeout=60))
             if message["type"] == "log":
@@ -140,7 +146,10 @@ def test_e2e_distributed_global_lock_holds_across_workers(tmp_path) -> None:
             detail = site.wait_for(execution["id"], lambda d: d["run_state"] == "completed")
             assert detail["status"] == "normal", detail
             workers.add(detail["worker"])
-            logs = {e["message"]: datetime.fromisoformat(e["time"]) for e in site.api("GET", f"/api/executions/{execution['id']}/logs/")}  # fmt: skip
+            logs = {
+                e["message"]: datetime.fromisoformat(e["time"])
+                for e in site.api("GET", f"/api/executions/{execution['id']}/logs/")
+            }
             spans.append((logs["start"], logs["end"]))
         (_, first_end), (second_start, _) = sorted(spans)
         assert first_end <= second_start

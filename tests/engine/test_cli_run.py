@@ -13,8 +13,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=60,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        timeout=60,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
 
 
 def test_cli_run_text_output_is_indented_by_scope(tmp_path: Path) -> None:

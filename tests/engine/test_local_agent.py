@@ -18,8 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_local_agent_environment_leaves_out_the_servers_variables() -> None:
-    base = {"PATH": "/usr/bin", "OTTERWEB_SECRET_KEY": "x", "django_settings_module": "y",
-            "CELERY_BROKER_URL": "z", "HOME": "/root"}  # fmt: skip
+    base = {
+        "PATH": "/usr/bin",
+        "OTTERWEB_SECRET_KEY": "x",
+        "django_settings_module": "y",
+        "CELERY_BROKER_URL": "z",
+        "HOME": "/root",
+    }
     assert run_environment(base) == {"PATH": "/usr/bin", "HOME": "/root"}
     with pytest.raises(AgentError, match="'no-such-user-here' that local runs use does not exist"):
         run_environment(base, user="no-such-user-here")
@@ -38,13 +43,16 @@ async def test_local_agent_names_a_missing_program_and_a_bad_folder(tmp_path) ->
 def test_local_agent_processes_die_with_the_server_that_started_them(tmp_path) -> None:
     pid_file = tmp_path / "pid"
     server = subprocess.Popen(
-        [sys.executable, "-c",
-         "import asyncio, sys\n"
-         "from engine.agents import LocalAgent\n"
-         f"asyncio.run(LocalAgent().run(['sh', '-c', 'echo $$ > {pid_file}; exec sleep 60'],"
-         " on_output=lambda *_: None))"],
+        [
+            sys.executable,
+            "-c",
+            "import asyncio, sys\n"
+            "from engine.agents import LocalAgent\n"
+            f"asyncio.run(LocalAgent().run(['sh', '-c', 'echo $$ > {pid_file}; exec sleep 60'],"
+            " on_output=lambda *_: None))",
+        ],
         cwd=ROOT,
-    )  # fmt: skip
+    )
     try:
         for _ in range(100):
             if pid_file.exists() and pid_file.read_text().strip():

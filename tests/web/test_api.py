@@ -75,7 +75,9 @@ def test_api_inventory_writes_refuse_what_the_services_refuse(admin) -> None:
     admin.post("/api/environments/", {"name": "eu", "parent": "production"}, format="json")
     circle = admin.patch("/api/environments/production/", {"parent": "eu"}, format="json")
     assert circle.status_code == 400
-    assert circle.json()["errors"]["parent"] == ["eu is inside production: it cannot also be its parent."]  # fmt: skip
+    assert circle.json()["errors"]["parent"] == [
+        "eu is inside production: it cannot also be its parent."
+    ]
     assert Environment.objects.get(name="production").parent is None
     admin.post("/api/roles/", {"name": "base"}, format="json")
     admin.post("/api/roles/", {"name": "web", "dependencies": ["base"]}, format="json")
@@ -340,7 +342,11 @@ def template():
 def test_api_job_template_launch_runs_its_item_on_its_targets_with_prompted_values(
     admin, template
 ) -> None:
-    launched = admin.post(f"/api/job-templates/{template.pk}/launch/", {"variables": {"version": "1.2"}, "simulate": True}, format="json")  # fmt: skip
+    launched = admin.post(
+        f"/api/job-templates/{template.pk}/launch/",
+        {"variables": {"version": "1.2"}, "simulate": True},
+        format="json",
+    )
     assert launched.status_code == 201, launched.json()
     job = launched.json()["job"]
     assert (job["name"], job["template"], job["targets"]) == (
@@ -359,10 +365,16 @@ def test_api_job_template_launch_refuses_missing_and_unknown_variables(admin, te
     missing = admin.post(f"/api/job-templates/{template.pk}/launch/", {}, format="json")
     assert missing.status_code == 400
     assert "needs a value for Version" in missing.json()["detail"]
-    unknown = admin.post(f"/api/job-templates/{template.pk}/launch/", {"variables": {"Version": "1", "Colour": "red"}}, format="json")  # fmt: skip
+    unknown = admin.post(
+        f"/api/job-templates/{template.pk}/launch/",
+        {"variables": {"Version": "1", "Colour": "red"}},
+        format="json",
+    )
     assert unknown.status_code == 400 and "does not ask for Colour" in unknown.json()["detail"]
     template.roles.clear()
-    no_targets = admin.post(f"/api/job-templates/{template.pk}/launch/", {"variables": {"Version": "1"}}, format="json")  # fmt: skip
+    no_targets = admin.post(
+        f"/api/job-templates/{template.pk}/launch/", {"variables": {"Version": "1"}}, format="json"
+    )
     assert (
         no_targets.status_code == 400
         and "targets roles but names none" in no_targets.json()["detail"]
@@ -388,9 +400,17 @@ def test_api_job_template_launch_needs_the_run_permission(template) -> None:
 
 
 def test_api_job_template_prompts_are_validated(admin, template) -> None:
-    response = admin.patch(f"/api/job-templates/{template.pk}/", {"prompts": [{"name": "A"}, {"name": "a"}]}, format="json")  # fmt: skip
+    response = admin.patch(
+        f"/api/job-templates/{template.pk}/",
+        {"prompts": [{"name": "A"}, {"name": "a"}]},
+        format="json",
+    )
     assert response.status_code == 400 and "no name is used twice" in str(response.json())
-    response = admin.patch(f"/api/job-templates/{template.pk}/", {"prompts": [{"name": "A", "colour": 1}]}, format="json")  # fmt: skip
+    response = admin.patch(
+        f"/api/job-templates/{template.pk}/",
+        {"prompts": [{"name": "A", "colour": 1}]},
+        format="json",
+    )
     assert response.status_code == 400 and "colour" in str(response.json())
 
 

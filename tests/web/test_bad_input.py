@@ -183,7 +183,11 @@ def test_execution_variables_given_as_numbers_or_booleans_are_their_text(admin) 
 
 
 def test_execution_variables_need_names(admin) -> None:
-    answer = admin.post("/api/executions/", {"script": "Log-Information x;", "servers": ["here"], "variables": {" ": 1}}, format="json")  # fmt: skip
+    answer = admin.post(
+        "/api/executions/",
+        {"script": "Log-Information x;", "servers": ["here"], "variables": {" ": 1}},
+        format="json",
+    )
     assert answer.status_code == 400 and "a variable needs a name" in answer.json()["detail"]
 
 

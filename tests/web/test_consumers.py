@@ -123,8 +123,13 @@ async def test_consumer_sends_a_scope_before_refilled_lines_of_it(viewer) -> Non
     def stored_in_scopes():
         now = timezone.now()
         for scope_id, parent_id in ((1, None), (2, 1)):
-            LogScope.objects.create(execution=execution, scope_id=scope_id, parent_id=parent_id,
-                                    name=f"scope {scope_id}", started=now)  # fmt: skip
+            LogScope.objects.create(
+                execution=execution,
+                scope_id=scope_id,
+                parent_id=parent_id,
+                name=f"scope {scope_id}",
+                started=now,
+            )
         return [
             LogEntry.objects.create(
                 execution=execution, seq=seq, scope_id=2, level=10, message=f"line {seq}", time=now
@@ -156,8 +161,16 @@ async def test_consumer_sends_scopes_of_a_dropped_message_before_newer_ones(view
 
     def stored():
         now = timezone.now()
-        scopes = [LogScope.objects.create(execution=execution, scope_id=i, parent_id=None if i == 1 else 1,
-                                          name=f"scope {i}", started=now) for i in (1, 2, 3)]  # fmt: skip
+        scopes = [
+            LogScope.objects.create(
+                execution=execution,
+                scope_id=i,
+                parent_id=None if i == 1 else 1,
+                name=f"scope {i}",
+                started=now,
+            )
+            for i in (1, 2, 3)
+        ]
         entries = [
             LogEntry.objects.create(
                 execution=execution,

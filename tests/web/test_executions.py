@@ -109,9 +109,13 @@ def test_run_execution_stores_drift(servers, tmp_path) -> None:
     run_execution(execution.pk, worker="test")
     execution.refresh_from_db()
     assert execution.drift == [
-        {"server": "web1", "operation": f"Ensure-Directory {tmp_path}/missing", "line": 1,
-         "differences": [{"property": "Exists", "expected": True, "actual": False}]}
-    ]  # fmt: skip
+        {
+            "server": "web1",
+            "operation": f"Ensure-Directory {tmp_path}/missing",
+            "line": 1,
+            "differences": [{"property": "Exists", "expected": True, "actual": False}],
+        }
+    ]
 
 
 def test_cancel_stops_a_running_execution_and_kills_its_process(servers) -> None:

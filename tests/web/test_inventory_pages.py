@@ -611,17 +611,30 @@ def test_admin_saves_a_servers_roles_and_moves_a_variable_through_the_services(
     response = admin_client.post(
         reverse("admin:inventory_server_add"),
         inline_post(
-            {"name": "db1", "description": "", "port": "22", "agent_type": "local", "active": "on",
-             "roles": [inventory["base"].pk], "environments": [inventory["eu"].pk]},
+            {
+                "name": "db1",
+                "description": "",
+                "port": "22",
+                "agent_type": "local",
+                "active": "on",
+                "roles": [inventory["base"].pk],
+                "environments": [inventory["eu"].pk],
+            },
             [],
         ),
-    )  # fmt: skip
+    )
     assert response.status_code == 302
     db1 = Server.objects.get(name="db1")
     assert [r.name for r in db1.roles.all()] == ["base"]
     port = services.add_variable(name="Port", value="80", server=db1)
     services.add_variable(name="Port", value="81", role=inventory["web"])
-    clash = {"name": "port", "value": "80", "server": "", "environment": "", "role": inventory["web"].pk}  # fmt: skip
+    clash = {
+        "name": "port",
+        "value": "80",
+        "server": "",
+        "environment": "",
+        "role": inventory["web"].pk,
+    }
     response = admin_client.post(reverse("admin:inventory_variable_change", args=[port.pk]), clash)
     assert "This role already has a variable named port." in html(response)
     moved = {**clash, "name": "Port", "role": inventory["base"].pk}

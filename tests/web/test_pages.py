@@ -134,8 +134,14 @@ def test_execution_page_cancels_and_shows_drift(admin_client) -> None:
         script="Log-Information x;", name="check", mode="collect", servers=["here"]
     )
     checked.start(worker="w")
-    drift = [{"server": "web1", "operation": "Ensure-File", "line": 3,
-              "differences": [{"property": "Text", "expected": "port=80", "actual": "port=8080"}]}]  # fmt: skip
+    drift = [
+        {
+            "server": "web1",
+            "operation": "Ensure-File",
+            "line": 3,
+            "differences": [{"property": "Text", "expected": "port=80", "actual": "port=8080"}],
+        }
+    ]
     checked.finish(status=Execution.Status.NORMAL, drift=drift)
     page = admin_client.get(reverse("execution-detail", args=[checked.pk])).content.decode()
     assert "<h2>Drift</h2>" in page and "port=8080" in page and "Ensure-File" in page
@@ -179,11 +185,17 @@ def test_template_pages_list_and_run_with_prompts(admin_client, deploy_template)
     assert 'value="stable"' in form and "the build" in form
     missing = admin_client.post(url, {"prompt_0": "", "prompt_1": "stable", "mode": "collect"})
     assert missing.status_code == 200 and "This field is required." in missing.content.decode()
-    response = admin_client.post(url, {"prompt_0": "1.4", "prompt_1": "beta", "mode": "execute", "simulate": "on"})  # fmt: skip
+    response = admin_client.post(
+        url, {"prompt_0": "1.4", "prompt_1": "beta", "mode": "execute", "simulate": "on"}
+    )
     execution = Execution.objects.get()
     assert response.url == reverse("execution-detail", args=[execution.pk])
     job = execution.job
-    assert (job.template, job.targets, job.variables) == (deploy_template, ["web1"], {"Version": "1.4", "Channel": "beta"})  # fmt: skip
+    assert (job.template, job.targets, job.variables) == (
+        deploy_template,
+        ["web1"],
+        {"Version": "1.4", "Channel": "beta"},
+    )
     assert (execution.mode, execution.simulate) == ("execute", True)
 
 
@@ -211,7 +223,7 @@ def test_admin_shows_records_inline_read_only(admin_client, item) -> None:
     pages = {
         ("executions", "status"): reverse("admin:executions_job_change", args=[execution.job.pk]),
         ("versions", "message"): reverse("admin:rafts_raftitem_change", args=[item.pk]),
-    }  # fmt: skip
+    }
     for (inline, field), url in pages.items():
         text = admin_client.get(url).content.decode()
         assert f'name="{inline}-0-id"' in text  # a row is shown
