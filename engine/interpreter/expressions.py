@@ -79,7 +79,8 @@ class Evaluator:
                 entry.key: await self.evaluate(entry.value, scope, context)
                 for entry in expression.entries
             }
-        return await self.index(expression, scope, context)  # type: ignore[arg-type]
+        assert type(expression) is ast.Index  # the one kind of expression left
+        return await self.index(expression, scope, context)
 
     async def index(self, expression: ast.Index, scope: Scope, context: Context) -> Value:
         target = await self.evaluate(expression.target, scope, context)

@@ -136,10 +136,11 @@ class Modules:
 
     async def bind_operation(
         self, spec: OperationSpec, statement: ast.OperationCall, scope: Scope, context: Context
-    ) -> tuple[dict[str, Any], list[ast.OutputArgument]]:
-        """The operation's arguments by parameter attribute, and its output arguments."""
+    ) -> tuple[dict[str, Any], list[tuple[Param, ast.OutputArgument]]]:
+        """The operation's arguments by parameter attribute, and its output arguments with
+        their parameters."""
         values: dict[str, Any] = {}
-        outputs: list[ast.OutputArgument] = []
+        outputs: list[tuple[Param, ast.OutputArgument]] = []
 
         async def value_of(parameter: Param, expression: ast.Expression) -> Any:
             value = (
@@ -164,7 +165,7 @@ class Modules:
             if isinstance(argument, ast.OutputArgument):
                 if not parameter.output:
                     raise ExecutionError(spec.not_an_output(argument.name), argument.span)
-                outputs.append(argument)
+                outputs.append((parameter, argument))
                 continue
             values[parameter.attribute] = await value_of(parameter, argument.value)
         for parameter in spec.params:
@@ -175,12 +176,12 @@ class Modules:
     def assign_operation_outputs(
         self,
         operation: Operation,
-        outputs: list[ast.OutputArgument],
+        outputs: list[tuple[Param, ast.OutputArgument]],
         scope: Scope,
         context: Context,
     ) -> None:
-        for argument in outputs:
-            value = getattr(operation, operation.spec.find_param(argument.name).attribute)  # type: ignore[union-attr]
+        for parameter, argument in outputs:
+            value = getattr(operation, parameter.attribute)
             value = empty_value(argument.variable.sigil) if value is None else _output_value(value)
             check_kind(argument.variable, value, argument.span)
             assign(argument.variable, value, scope, context)
