@@ -130,7 +130,7 @@ def _read(text: str, max_depth: int | None, surrogates: bool, integer: Callable)
 
 
 def _skip(text: str, position: int) -> int:
-    return WHITESPACE.match(text, position).end()  # type: ignore[union-attr]
+    return WHITESPACE.match(text, position).end()  # type: ignore[union-attr]  # * always matches
 
 
 def _key(text: str, position: int, surrogates: bool) -> tuple[str, int]:

@@ -112,13 +112,14 @@ class LocalAgent:
         if self.on_process is not None:
             self.on_process(process.pid, True)
         try:
-            if stdin is not None:
-                process.stdin.write(stdin)  # type: ignore[union-attr]
-                await process.stdin.drain()  # type: ignore[union-attr]
-                process.stdin.close()  # type: ignore[union-attr]
+            if stdin is not None and process.stdin is not None:  # a pipe when there is input
+                process.stdin.write(stdin)
+                await process.stdin.drain()
+                process.stdin.close()
+            assert process.stdout is not None and process.stderr is not None  # both are pipes
             await asyncio.gather(
-                _pump(process.stdout, on_output, False),  # type: ignore[arg-type]
-                _pump(process.stderr, on_output, True),  # type: ignore[arg-type]
+                _pump(process.stdout, on_output, False),
+                _pump(process.stderr, on_output, True),
             )
             return await process.wait()
         except BaseException:
