@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from otterweb.inventory.models import Server
+
 
 @pytest.fixture(scope="session", autouse=True)
 def close_stray_connections(django_db_setup, django_db_blocker):
@@ -19,3 +21,10 @@ def close_stray_connections(django_db_setup, django_db_blocker):
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
+
+
+@pytest.fixture
+def here(db):
+    """The server the tests' jobs run on (a job names its servers): modules whose jobs run
+    use it for every test."""
+    return Server.objects.create(name="here")

@@ -12,13 +12,7 @@ from otterweb.executions.models import Execution, LogEntry
 from otterweb.executions.runner import run_execution
 from otterweb.inventory.models import Credential, Environment, Server
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def here(db):
-    """The server the tests' jobs run on (a job names its servers)."""
-    return Server.objects.create(name="here")
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("here")]
 
 
 @pytest.fixture
@@ -314,7 +308,7 @@ def test_api_schema_and_docs_are_served(admin) -> None:
 @pytest.fixture
 def template():
     from otterweb.executions.models import JobTemplate
-    from otterweb.inventory.models import Environment, Role, Server
+    from otterweb.inventory.models import Environment, Role
     from otterweb.rafts.models import Raft
     from otterweb.rafts.services import save_item
 

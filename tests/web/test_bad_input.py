@@ -18,12 +18,7 @@ from otterweb.inventory.models import Server, Variable
 from otterweb.rafts.models import Raft
 from otterweb.rafts.services import save_item
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def here(db):
-    return Server.objects.create(name="here")
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("here")]
 
 
 @pytest.fixture

@@ -21,15 +21,8 @@ from otterweb.executions.consumers import ExecutionLogConsumer
 from otterweb.executions.models import LogEntry, LogScope
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
-from otterweb.inventory.models import Server
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def here(db):
-    """The server the tests' jobs run on (a job names its servers)."""
-    return Server.objects.create(name="here")
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("here")]
 
 
 @pytest.fixture

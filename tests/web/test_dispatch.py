@@ -14,15 +14,8 @@ from django.utils import timezone
 from otterweb.executions import dispatch
 from otterweb.executions.models import Execution, LogEntry
 from otterweb.executions.services import create_job
-from otterweb.inventory.models import Server
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def here(db):
-    """The server the tests' jobs run on (a job names its servers)."""
-    return Server.objects.create(name="here")
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("here")]
 
 
 class Recorder(dispatch.Dispatcher):

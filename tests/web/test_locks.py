@@ -15,15 +15,8 @@ from otterweb.executions.locks import RedisLocks, take
 from otterweb.executions.models import Execution, GlobalLock, LogEntry
 from otterweb.executions.runner import reap_lost_executions
 from otterweb.executions.services import create_job
-from otterweb.inventory.models import Server
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def here(db):
-    """The server the tests' jobs run on (a job names its servers)."""
-    return Server.objects.create(name="here")
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("here")]
 
 
 def test_database_locks_serialize_executions_on_two_workers() -> None:

@@ -12,13 +12,7 @@ from otterweb.inventory.models import Server
 from otterweb.rafts import services
 from otterweb.rafts.models import Raft
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def here(db):
-    """The server the tests' jobs run on (a job names its servers)."""
-    return Server.objects.create(name="here")
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("here")]
 
 
 @pytest.fixture
