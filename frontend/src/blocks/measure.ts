@@ -1,4 +1,5 @@
-// Measuring the text of block fields without a style recalculation per field.
+// Drawing a script's blocks without work per field that Blockly need not do: a style
+// recalculation to measure each field's text, and an error thrown and caught to name it.
 //
 // Blockly sizes every field from its text: `window.getComputedStyle(text)` for the font, then a
 // canvas's measureText (Blockly's own canvas, put on the page's body). Both make the browser bring
@@ -12,15 +13,21 @@
 
 import * as Blockly from "blockly/core";
 
-const FONT_PROPERTIES = ["fontSize", "fontWeight", "fontFamily"] as const;
-type Font = Pick<CSSStyleDeclaration, (typeof FONT_PROPERTIES)[number]>;
+type Font = Pick<CSSStyleDeclaration, "fontSize" | "fontWeight" | "fontFamily">;
 
 let installed = false;
 
-/** Makes the font lookups of Blockly's field texts cheap (once for the page). */
-export function measureTextQuickly(): void {
+/** Makes Blockly's drawing of loaded blocks cheap, once for the page: the fonts of field texts
+ * remembered, its measuring canvas off the page, and fields named once drawn. */
+export function drawBlocksQuickly(): void {
   if (installed) return;
   installed = true;
+  rememberFonts();
+  detachMeasuringCanvas();
+  nameOnlyDrawnFields();
+}
+
+function rememberFonts(): void {
   const computed = window.getComputedStyle.bind(window);
   const fonts = new Map<string, Font>();
   window.getComputedStyle = ((element: Element, pseudo?: string | null) => {
@@ -38,20 +45,20 @@ export function measureTextQuickly(): void {
   }) as typeof window.getComputedStyle;
 }
 
-/** Takes Blockly's canvas for measuring text off the page (made on its first measurement). */
-export function detachMeasuringCanvas(): void {
+/** Takes Blockly's canvas for measuring text off the page: it makes the canvas on its first
+ * measurement, which this one is. */
+function detachMeasuringCanvas(): void {
+  Blockly.utils.dom.getFastTextWidth(document.createElementNS(Blockly.utils.dom.SVG_NS, "text"), 11, "normal", "sans-serif");
   for (const canvas of document.querySelectorAll<HTMLCanvasElement>("canvas.blocklyComputeCanvas")) canvas.remove();
 }
 
 /** Blockly gives a field its accessible name whenever its value is set, and a field whose value is
  * loaded before it is drawn has no element yet: it throws, and Blockly catches that, for every
  * field of every block loaded. Such a field is named when it is drawn. */
-export function nameOnlyDrawnFields(): void {
+function nameOnlyDrawnFields(): void {
   const prototype = Blockly.Field.prototype;
   const recompute = prototype.recomputeAriaContext;
-  if ((recompute as { drawnOnly?: boolean }).drawnOnly) return;
-  const drawnOnly = function (this: Blockly.Field): boolean {
+  prototype.recomputeAriaContext = function (this: Blockly.Field): boolean {
     return this.getSvgRoot() ? recompute.call(this) : false;
   };
-  prototype.recomputeAriaContext = Object.assign(drawnOnly, { drawnOnly: true });
 }

@@ -13,7 +13,7 @@ import { BlocksClient, describeProblem, type BlockJson, type WorkspaceJson } fro
 import { defineBlocks, useReference } from "./definitions";
 import { OPERATIONS_LIST } from "./rows";
 import { controlEntries, type Entry, operationEntries, search, SEARCH_CATEGORY, toolbox } from "./toolbox";
-import { detachMeasuringCanvas, measureTextQuickly, nameOnlyDrawnFields } from "./measure";
+import { drawBlocksQuickly } from "./measure";
 import "./blocks.css";
 import { type Tone, toolbar } from "../ui/status";
 
@@ -126,10 +126,7 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
   });
 
   withoutHasRules();
-  measureTextQuickly();
-  nameOnlyDrawnFields();
-  Blockly.utils.dom.getFastTextWidth(document.createElementNS(Blockly.utils.dom.SVG_NS, "text"), 11, "normal", "sans-serif");
-  detachMeasuringCanvas();
+  drawBlocksQuickly();
 
   // the search category: the entries that match the box
   let query = "";
