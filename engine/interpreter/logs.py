@@ -42,6 +42,9 @@ class RunScope:
     line: int | None
     started: float
     ended: float | None = None
+    # the seq of the last record logged before the scope opened (0 when none): where the scope
+    # sits among its parent's own lines, for a viewer that has the lines but not the order
+    after_seq: int = 0
     # the worst level logged inside (nested scopes included): what the scope's status shows
     worst: Level = Level.DEBUG
     parent: RunScope | None = field(default=None, repr=False, compare=False)
@@ -176,6 +179,7 @@ class Logger:
             path,
             line,
             time.time(),
+            after_seq=self.seq,
             parent=parent,
         )
         self.sink.scope_opened(scope)

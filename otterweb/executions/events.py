@@ -48,6 +48,9 @@ class WireScope(TypedDict):
     status: str
     started: str  # ISO 8601
     ended: str | None
+    # the seq logged last before the scope opened (0: none): the scope comes after its parent's
+    # own lines up to that seq, and before the later ones
+    after_seq: int
 
 
 class ScopeMessage(TypedDict):
@@ -168,6 +171,7 @@ def scope_message(scopes: Sequence[LogScope]) -> ScopeMessage:
                 "status": s.status,
                 "started": s.started.isoformat(),
                 "ended": s.ended.isoformat() if s.ended else None,
+                "after_seq": s.after_seq,
             }
             for s in scopes
         ],

@@ -254,6 +254,11 @@ class Execution(models.Model):
     last_seq = models.PositiveIntegerField(
         default=0, help_text="The seq of the last stored log entry."
     )
+    # counted by the log sink with each batch it stores, so lists and the log's index never
+    # count rows (a log may hold millions)
+    log_lines = models.PositiveIntegerField(default=0, help_text="Log entries stored.")
+    log_warnings = models.PositiveIntegerField(default=0, help_text="Of them, warnings.")
+    log_errors = models.PositiveIntegerField(default=0, help_text="Of them, errors.")
 
     class Meta:
         ordering = ["-created"]
@@ -325,6 +330,15 @@ class LogScope(models.Model):
     status = models.CharField(
         max_length=10, choices=Execution.Status.choices, default=Execution.Status.NORMAL
     )
+    after_seq = models.PositiveIntegerField(
+        default=0,
+        help_text="The seq logged last before the scope opened (0: none): the scope comes after "
+        "its parent's own lines up to it.",
+    )
+    # the scope's own entries (not its nested scopes'), counted by the log sink
+    lines = models.PositiveIntegerField(default=0)
+    warnings = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["execution", "scope_id"]
@@ -353,6 +367,31 @@ class LogEntry(models.Model):
                 fields=["execution", "seq"], name="log_entry_seq_unique_in_execution"
             )
         ]
+
+
+class LogRun(models.Model):
+    """A stretch of an execution's stored log entries, in seq order, that all belong to one
+    scope: the log's skeleton, which a viewer draws before it fetches any line. The log sink
+    extends the last run or adds one with each batch. The entries of a run are those stored
+    with first_seq <= seq <= last_seq (fewer than last_seq - first_seq + 1 where lines were
+    dropped at the log's size limit)."""
+
+    execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="log_runs")
+    scope_id = models.PositiveIntegerField(help_text="0: the top level, outside every scope.")
+    first_seq = models.PositiveIntegerField()
+    last_seq = models.PositiveIntegerField()
+    count = models.PositiveIntegerField(help_text="Entries stored in the run.")
+
+    class Meta:
+        ordering = ["execution", "first_seq"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["execution", "first_seq"], name="log_run_unique_in_execution"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Execution {self.execution_id}, scope {self.scope_id}: {self.first_seq}-{self.last_seq}"
 
 
 class GlobalLock(models.Model):

@@ -13,9 +13,10 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Case, F, Value, When
 
 from engine import Level, LogRecord, RunScope
-from otterweb.executions.models import Execution, LogEntry, LogScope
+from otterweb.executions.models import Execution, LogEntry, LogRun, LogScope
 
 BATCH_ROWS = 300  # a batch is stored when this many records wait, or every BATCH_SECONDS
 BATCH_SECONDS = 0.02
@@ -49,6 +50,9 @@ class DatabaseLogSink:
         )
         self._records: list[LogRecord] = []
         self._scopes: dict[int, RunScope] = {}
+        # the log's last run as stored (scope id, first seq, last seq, count): the next batch
+        # extends it when its first lines are of the same scope. Only the database thread uses it.
+        self._last_run: Run | None = None
         self._wake = asyncio.Event()
         self._drained = asyncio.Event()
         self._closed = False
@@ -136,9 +140,11 @@ class DatabaseLogSink:
                 started=_time(s.started),
                 ended=_time(s.ended) if s.ended else None,
                 status=s.status,
+                after_seq=s.after_seq,
             )
             for s in scopes
         ]
+        last_run = self._last_run
         with transaction.atomic():
             if stored_scopes:
                 LogScope.objects.bulk_create(
@@ -149,7 +155,9 @@ class DatabaseLogSink:
                 )
             if entries:
                 _insert(self.execution_id, entries)
-                Execution.objects.filter(pk=self.execution_id).update(last_seq=entries[-1].seq)
+                last_run = _store_runs(self.execution_id, entries, last_run)
+                _count(self.execution_id, entries)
+        self._last_run = last_run  # only once stored: a failed batch leaves the runs as they were
         return entries, stored_scopes
 
 
@@ -210,6 +218,66 @@ class StoredEntry(NamedTuple):
     message: str
     line: int | None
     time: datetime
+
+
+class Run(NamedTuple):
+    """A LogRun as the sink remembers the last one."""
+
+    scope_id: int
+    first_seq: int
+    last_seq: int
+    count: int
+
+
+def _store_runs(execution_id: int, entries: list[StoredEntry], last: Run | None) -> Run:
+    """Extend the log's runs with a batch (in seq order): the last stored run grows when the
+    batch starts in its scope, and each change of scope starts a new run. Returns the last."""
+    runs: list[Run] = []
+    for entry in entries:
+        scope_id = entry.scope_id or 0
+        if runs and runs[-1].scope_id == scope_id:
+            runs[-1] = runs[-1]._replace(last_seq=entry.seq, count=runs[-1].count + 1)
+        else:
+            runs.append(Run(scope_id, entry.seq, entry.seq, 1))
+    if last is not None and last.scope_id == runs[0].scope_id:
+        runs[0] = last._replace(last_seq=runs[0].last_seq, count=last.count + runs[0].count)
+        LogRun.objects.filter(execution_id=execution_id, first_seq=last.first_seq).update(
+            last_seq=runs[0].last_seq, count=runs[0].count
+        )
+        new = runs[1:]
+    else:
+        new = runs
+    LogRun.objects.bulk_create(LogRun(execution_id=execution_id, **run._asdict()) for run in new)
+    return runs[-1]
+
+
+def _count(execution_id: int, entries: list[StoredEntry]) -> None:
+    """Add a batch to the execution's counts of lines, warnings and errors, and to those of
+    each scope its lines are in (one statement each, however many scopes)."""
+    scopes: dict[int, list[int]] = {}
+    for entry in entries:
+        counts = scopes.setdefault(entry.scope_id or 0, [0, 0, 0])
+        counts[0] += 1
+        if entry.level >= Level.ERROR:
+            counts[2] += 1
+        elif entry.level >= Level.WARNING:
+            counts[1] += 1
+    total = [sum(counts[i] for counts in scopes.values()) for i in range(3)]
+    Execution.objects.filter(pk=execution_id).update(
+        last_seq=entries[-1].seq,
+        log_lines=F("log_lines") + total[0],
+        log_warnings=F("log_warnings") + total[1],
+        log_errors=F("log_errors") + total[2],
+    )
+    scopes.pop(0, None)  # the top level is the execution's total less its scopes'
+    if not scopes:
+        return
+    added = {}
+    for i, field in enumerate(("lines", "warnings", "errors")):
+        cases = [When(scope_id=scope, then=Value(c[i])) for scope, c in scopes.items() if c[i]]
+        if cases:
+            added[field] = F(field) + Case(*cases, default=Value(0))
+    LogScope.objects.filter(execution_id=execution_id, scope_id__in=scopes).update(**added)
 
 
 def _insert(execution_id: int, entries: list[StoredEntry]) -> None:
