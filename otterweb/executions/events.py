@@ -82,6 +82,7 @@ class LogFrame(TypedDict):
 
     first: int
     last: int
+    scope: int  # the highest scope id of its entries (0: none), for a backlog sent from a cache
     text: str
 
 
@@ -153,6 +154,7 @@ def log_frames(entries: Sequence[LogEntry | StoredEntry]) -> list[LogFrame]:
         {
             "first": chunk[0]["seq"],
             "last": chunk[-1]["seq"],
+            "scope": max(e["scope_id"] or 0 for e in chunk),
             "text": json.dumps(log_message(chunk), separators=(",", ":")),
         }
         for chunk in chunked(wire_entries(entries))
