@@ -1,29 +1,31 @@
 import { describe, expect, test } from "vitest";
-import { LogFeed, type LogRenderer, scopeTitle, socketUrl, statusView, type WireEntry, type WireScope } from "./feed";
+import { scopeTitle, socketUrl, statusView, type WireEntry, type WireScope } from "./feed";
+import { Layout } from "./layout";
+import { LogModel } from "./model";
 
-// a renderer that writes down what it is asked to draw: a scope is "scope:<id>", a line its text
-function recorder() {
-  const calls: string[] = [];
-  const renderer: LogRenderer<string, string> = {
-    openScope: (scope, parent) => {
-      calls.push(`open ${scope.scope_id} in ${parent ?? "root"}`);
-      return `scope:${scope.scope_id}`;
-    },
-    updateScope: (drawn, scope) => calls.push(`title ${drawn}: ${scopeTitle(scope)}`),
-    line: (entry, parent) => {
-      calls.push(`line ${entry.message} in ${parent ?? "root"}`);
-      return entry.message;
-    },
-    move: (line, into) => calls.push(`move ${line} to ${into}`),
-  };
-  return { calls, renderer };
+// What the websocket's messages become (model.ts, layout.ts): the rows shown, a header as
+// "scope N", a line as its seq, indented two spaces a level
+function fed(messages: ({ scope: WireScope } | { entries: WireEntry[] })[]) {
+  const model = new LogModel();
+  const layout = new Layout(model);
+  model.onChange = (ids) => layout.invalidate(ids);
+  const drew: number[][] = [];
+  for (const message of messages) {
+    if ("scope" in message) model.scope(message.scope);
+    else drew.push(model.append(message.entries).map((e) => e.seq));
+  }
+  const rows = Array.from({ length: layout.rowCount }, (_, row) => {
+    const at = layout.rowAt(row);
+    return "  ".repeat(at.depth) + (at.kind === "scope" ? `scope ${at.scope.id}` : String(at.seq));
+  });
+  return { rows, drew, model };
 }
 
-const entry = (seq: number, message: string, scope: number | null = null): WireEntry => ({
+const entry = (seq: number, scope: number | null = null): WireEntry => ({
   seq,
   scope_id: scope,
   level: "information",
-  message,
+  message: `line ${seq}`,
   line: 1,
   time: `2026-05-12T12:00:0${seq}Z`,
 });
@@ -38,46 +40,25 @@ const scope = (id: number, parent: number | null, ended: string | null = null, s
   ended,
 });
 
-describe("LogFeed", () => {
+describe("the live feed", () => {
   test("test_log_feed_draws_scopes_nested_and_lines_in_their_scope", () => {
-    const { calls, renderer } = recorder();
-    const feed = new LogFeed(renderer);
-    feed.scope(scope(1, null));
-    feed.scope(scope(2, 1));
-    expect(feed.entries([entry(1, "top"), entry(2, "inner", 2)])).toBe(true);
-    expect(calls).toEqual([
-      "open 1 in root",
-      "title scope:1: scope 1 · running",
-      "open 2 in scope:1",
-      "title scope:2: scope 2 · running",
-      "line top in root",
-      "line inner in scope:2",
-    ]);
-    expect(feed.lastSeq).toBe(2);
+    const { rows, model } = fed([{ scope: scope(1, null) }, { scope: scope(2, 1) }, { entries: [entry(1), entry(2, 2)] }]);
+    expect(rows).toEqual(["scope 1", "  scope 2", "    2", "1"]);
+    expect(model.lastSeq).toBe(2);
   });
 
   test("test_log_feed_drops_lines_already_drawn_when_a_reconnection_sends_them_again", () => {
-    const { calls, renderer } = recorder();
-    const feed = new LogFeed(renderer);
-    feed.entries([entry(1, "one"), entry(2, "two")]);
-    expect(feed.entries([entry(2, "two"), entry(1, "one")])).toBe(false);
-    feed.entries([entry(2, "two"), entry(3, "three")]);
-    expect(calls).toEqual(["line one in root", "line two in root", "line three in root"]);
+    const { rows, drew } = fed([{ entries: [entry(1), entry(2)] }, { entries: [entry(2), entry(1)] }, { entries: [entry(2), entry(3)] }]);
+    expect(drew).toEqual([[1, 2], [], [3]]);
+    expect(rows).toEqual(["1", "2", "3"]);
   });
 
   test("test_log_feed_moves_a_line_into_its_scope_when_the_scope_comes_after_it", () => {
-    const { calls, renderer } = recorder();
-    const feed = new LogFeed(renderer);
-    feed.entries([entry(1, "early", 4)]);
-    feed.scope(scope(4, null));
-    feed.scope(scope(4, null, "2026-05-12T12:00:02.5Z", "error")); // ended: only its title changes
-    expect(calls).toEqual([
-      "line early in root",
-      "open 4 in root",
-      "move early to scope:4",
-      "title scope:4: scope 4 · running",
-      "title scope:4: scope 4 · error · 2.5 s",
-    ]);
+    const early = fed([{ scope: scope(1, null) }, { entries: [entry(1, 4)] }]);
+    expect(early.rows).toEqual(["scope 1", "scope 4", "  1"]); // shown at once, at the top level
+    const { rows, model } = fed([{ scope: scope(1, null) }, { entries: [entry(1, 4)] }, { scope: { ...scope(4, 1), after_seq: 0 } }]);
+    expect(rows).toEqual(["scope 1", "  scope 4", "    1"]);
+    expect(model.scopes.get(4)!.known).toBe(true);
   });
 });
 

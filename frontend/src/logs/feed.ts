@@ -23,6 +23,9 @@ export interface WireScope {
   status: string;
   started: string;
   ended: string | null;
+  /** The highest seq logged when the scope opened: it goes after its parent's lines up to
+   * that seq (servers before issue 12 do not send it). */
+  after_seq?: number;
 }
 
 export interface StatusMessage {
