@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
+from django.contrib.auth.models import Permission
+from rest_framework.test import APIClient
 
 from otterweb.inventory.models import Server
 
@@ -28,3 +32,40 @@ def here(db):
     """The server the tests' jobs run on (a job names its servers): modules whose jobs run
     use it for every test."""
     return Server.objects.create(name="here")
+
+
+@pytest.fixture
+def user_with(db, django_user_model):
+    """Makes a user holding the named permissions, each as "app_label.codename", with any other
+    fields of the user (username, password, is_staff...) as keywords. A name that is no
+    permission fails the test rather than quietly giving the user less than it says."""
+    numbers = itertools.count(1)
+
+    def make(*perms: str, **fields):
+        fields.setdefault("username", f"user{next(numbers)}")
+        user = django_user_model.objects.create_user(**fields)
+        user.user_permissions.add(*(permission(name) for name in perms))
+        return user
+
+    return make
+
+
+def permission(name: str) -> Permission:
+    app_label, _, codename = name.partition(".")
+    try:
+        return Permission.objects.get(content_type__app_label=app_label, codename=codename)
+    except Permission.DoesNotExist:
+        pytest.fail(f"there is no permission {name!r} (name one as app_label.codename)")
+
+
+@pytest.fixture
+def client_with(user_with):
+    """A client logged in as a new user made by user_with. It is DRF's APIClient, a Django test
+    client that also sends the API's formats (format="json"), so pages and the API both take it."""
+
+    def make(*perms: str, **fields) -> APIClient:
+        client = APIClient()
+        client.force_login(user_with(*perms, **fields))
+        return client
+
+    return make

@@ -27,8 +27,8 @@ TOKEN_URL = "/api/auth/token/"
 
 
 @pytest.fixture
-def ops():
-    return get_user_model().objects.create_user("ops", password=PASSWORD)
+def ops(user_with):
+    return user_with(username="ops", password=PASSWORD)
 
 
 @pytest.fixture
@@ -150,7 +150,9 @@ def test_legacy_drf_tokens_are_carried_over_as_digests_and_their_table_dropped(o
 # ---- login lockout
 
 
-def test_login_page_locks_a_username_out_after_the_failure_limit(client, ops, axes_on) -> None:
+def test_login_page_locks_a_username_out_after_the_failure_limit(
+    client, ops, user_with, axes_on
+) -> None:
     for _ in range(2):
         wrong = client.post("/accounts/login/", {"username": "ops", "password": "nope"})
         assert wrong.status_code == 200 and "didn" in wrong.content.decode()
@@ -162,17 +164,17 @@ def test_login_page_locks_a_username_out_after_the_failure_limit(client, ops, ax
     right = client.post("/accounts/login/", {"username": "ops", "password": PASSWORD})
     assert right.status_code == 429 and "_auth_user_id" not in client.session
     # another username from the same address is not locked out
-    get_user_model().objects.create_user("dev", password=PASSWORD)
+    user_with(username="dev", password=PASSWORD)
     other = client.post("/accounts/login/", {"username": "dev", "password": PASSWORD})
     assert other.status_code == 302
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_login_page_locks_out_when_served_over_asgi(async_client, axes_on) -> None:
+async def test_login_page_locks_out_when_served_over_asgi(async_client, user_with, axes_on) -> None:
     """daphne runs the middleware asynchronously: axes takes another path there."""
     from asgiref.sync import sync_to_async
 
-    await sync_to_async(get_user_model().objects.create_user)("ops", password=PASSWORD)
+    await sync_to_async(user_with)(username="ops", password=PASSWORD)
     for _ in range(3):
         answer = await async_client.post(
             "/accounts/login/", {"username": "ops", "password": "nope"}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
 from otterweb.accounts import tokens
@@ -24,13 +23,9 @@ def admin():
 
 
 @pytest.fixture
-def limited():
+def limited(client_with):
     """A user who may only view servers."""
-    user = get_user_model().objects.create_user("limited", password="pw-12345-x")
-    user.user_permissions.add(Permission.objects.get(codename="view_server"))
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
+    return client_with("inventory.view_server")
 
 
 def test_api_requires_authentication() -> None:
@@ -376,21 +371,21 @@ def test_api_job_template_launch_refuses_missing_and_unknown_variables(admin, te
     assert not Execution.objects.exists()
 
 
-def test_api_job_template_launch_needs_the_run_permission(template) -> None:
-    user = get_user_model().objects.create_user("viewer", password="pw-12345-x")
-    user.user_permissions.add(Permission.objects.get(codename="view_jobtemplate"))
-    client = APIClient()
-    client.force_authenticate(user)
+def test_api_job_template_launch_needs_the_run_permission(template, client_with) -> None:
     url = f"/api/job-templates/{template.pk}/launch/"
-    assert client.post(url, {"variables": {"Version": "1"}}, format="json").status_code == 403
-    user.user_permissions.add(Permission.objects.get(codename="run_jobtemplate"))
-    client.force_authenticate(get_user_model().objects.get(pk=user.pk))  # fresh permission cache
+    body = {"variables": {"Version": "1"}}
+    viewer = client_with("executions.view_jobtemplate")
+    assert viewer.post(url, body, format="json").status_code == 403
+    runner = client_with("executions.view_jobtemplate", "executions.run_jobtemplate")
     # its server is OtterWeb's own machine: that needs a permission of its own
-    refused = client.post(url, {"variables": {"Version": "1"}}, format="json")
+    refused = runner.post(url, body, format="json")
     assert refused.status_code == 400 and "local server" in str(refused.json())
-    user.user_permissions.add(Permission.objects.get(codename="run_on_local_server"))
-    client.force_authenticate(get_user_model().objects.get(pk=user.pk))
-    assert client.post(url, {"variables": {"Version": "1"}}, format="json").status_code == 201
+    local = client_with(
+        "executions.view_jobtemplate",
+        "executions.run_jobtemplate",
+        "executions.run_on_local_server",
+    )
+    assert local.post(url, body, format="json").status_code == 201
 
 
 def test_api_job_template_prompts_are_validated(admin, template) -> None:
@@ -408,18 +403,13 @@ def test_api_job_template_prompts_are_validated(admin, template) -> None:
     assert response.status_code == 400 and "colour" in str(response.json())
 
 
-def test_api_cancel_needs_the_cancel_permission_not_add(admin) -> None:
+def test_api_cancel_needs_the_cancel_permission_not_add(admin, client_with) -> None:
     pending = admin.post(
         "/api/executions/", {"script": "Log-Information x;", "servers": ["here"]}, format="json"
     ).json()
-    user = get_user_model().objects.create_user("operator", password="pw-12345-x")
-    user.user_permissions.add(Permission.objects.get(codename="view_execution"))
-    client = APIClient()
-    client.force_authenticate(user)
     url = f"/api/executions/{pending['id']}/cancel/"
-    refused = client.post(url)
+    refused = client_with("executions.view_execution").post(url)
     assert refused.status_code == 403
     assert refused.json()["detail"] == "You may not cancel executions."
-    user.user_permissions.add(Permission.objects.get(codename="cancel_execution"))
-    client.force_authenticate(get_user_model().objects.get(pk=user.pk))
-    assert client.post(url).status_code == 202
+    operator = client_with("executions.view_execution", "executions.cancel_execution")
+    assert operator.post(url).status_code == 202

@@ -31,10 +31,8 @@ def test_block_types_reference_lists_every_statement_kind_and_raw():
     assert reference()["blocks"] == block_types()
 
 
-def test_block_types_reference_endpoint_gives_the_block_types(client, django_user_model):
-    user = django_user_model.objects.create_user("reader", password="x")
-    client.force_login(user)
-    assert client.get("/api/reference/").json()["blocks"] == block_types()
+def test_block_types_reference_endpoint_gives_the_block_types(client_with):
+    assert client_with().get("/api/reference/").json()["blocks"] == block_types()
 
 
 def test_block_types_frontend_defines_every_engine_block_type():

@@ -7,7 +7,6 @@ import json
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.core.cache import cache
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,17 +19,9 @@ pytestmark = pytest.mark.django_db
 UNBLOCKS = "/api/scripts/unblocks/"
 
 
-def editor(*codenames: str) -> APIClient:
-    user = get_user_model().objects.create_user(f"ops{get_user_model().objects.count()}")
-    user.user_permissions.add(*Permission.objects.filter(codename__in=codenames))
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
 @pytest.fixture
-def client():
-    return editor("change_raftitem")
+def client(client_with):
+    return client_with("rafts.change_raftitem")
 
 
 def workspace(*blocks, **extra) -> dict:
@@ -235,8 +226,8 @@ def test_blocks_and_unblocks_take_a_flat_script_of_5000_statements(client) -> No
 
 
 @pytest.mark.parametrize("endpoint", ["check", "format", "blocks", "unblocks"])
-def test_scripts_endpoints_need_the_permission_to_change_raft_items(endpoint) -> None:
-    answer = editor("view_raftitem").post(
+def test_scripts_endpoints_need_the_permission_to_change_raft_items(endpoint, client_with) -> None:
+    answer = client_with("rafts.view_raftitem").post(
         f"/api/scripts/{endpoint}/", {"script": "fail;"}, format="json"
     )
     assert answer.status_code == 403
@@ -245,7 +236,9 @@ def test_scripts_endpoints_need_the_permission_to_change_raft_items(endpoint) ->
     assert anonymous.status_code in (401, 403)
 
 
-def test_scripts_endpoints_are_throttled_per_user_with_a_clear_message(client, settings) -> None:
+def test_scripts_endpoints_are_throttled_per_user_with_a_clear_message(
+    client, client_with, settings
+) -> None:
     settings.OTTERWEB_SCRIPTS_THROTTLE_RATE = "3/minute"
     cache.clear()
     answers = [
@@ -260,7 +253,7 @@ def test_scripts_endpoints_are_throttled_per_user_with_a_clear_message(client, s
             "(OTTERWEB_SCRIPTS_THROTTLE_RATE); try again in"
         )
     )
-    other = editor("change_raftitem")
+    other = client_with("rafts.change_raftitem")
     assert other.post("/api/scripts/format/", {"script": "fail;"}, format="json").status_code == 200
     cache.clear()
 

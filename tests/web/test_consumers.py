@@ -10,14 +10,14 @@ import threading
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AnonymousUser, Permission
+from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from otterweb.accounts import tokens
 from otterweb.asgi import application
 from otterweb.executions import publish
 from otterweb.executions.consumers import ExecutionLogConsumer
+from otterweb.executions.frame_cache import frame_cache
 from otterweb.executions.models import LogEntry, LogScope
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
@@ -25,11 +25,18 @@ from otterweb.executions.services import create_job
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("here")]
 
 
+@pytest.fixture(autouse=True)
+def no_cached_frames():
+    """Each test's executions start with nothing cached (a flushed test database gives ids out
+    again)."""
+    frame_cache.clear()
+    yield
+    frame_cache.clear()
+
+
 @pytest.fixture
-def viewer():
-    user = get_user_model().objects.create_user("watcher", password="pw-12345-x")
-    user.user_permissions.add(Permission.objects.get(codename="view_execution"))
-    return user
+def viewer(user_with):
+    return user_with("executions.view_execution", username="watcher")
 
 
 def communicator(execution_id: int, user, after: int | None = None) -> WebsocketCommunicator:
@@ -50,11 +57,11 @@ def store(execution, *seqs: int) -> list[LogEntry]:
     ]
 
 
-async def test_consumer_refuses_anonymous_and_users_without_permission() -> None:
+async def test_consumer_refuses_anonymous_and_users_without_permission(user_with) -> None:
     execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
     connected, code = await communicator(execution.pk, AnonymousUser()).connect()
     assert (connected, code) == (False, 4403)
-    plain = await sync_to_async(get_user_model().objects.create_user)("plain")
+    plain = await sync_to_async(user_with)(username="plain")
     connected, code = await communicator(execution.pk, plain).connect()
     assert (connected, code) == (False, 4403)
 

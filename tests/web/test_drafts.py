@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
 from otterweb.rafts import selectors, services
@@ -18,23 +17,14 @@ ONE = "Log-Information one;\n"
 TWO = "Log-Information two;\n"
 
 
-def client_of(name: str, *permissions: str) -> APIClient:
-    user = get_user_model().objects.create_user(name)
-    user.user_permissions.add(*Permission.objects.filter(codename__in=permissions))
-    client = APIClient()
-    client.force_authenticate(user)
-    client.user = user
-    return client
+@pytest.fixture
+def ops(client_with):
+    return client_with("rafts.view_raftitem", "rafts.change_raftitem", username="ops")
 
 
 @pytest.fixture
-def ops():
-    return client_of("ops", "view_raftitem", "change_raftitem")
-
-
-@pytest.fixture
-def dev():
-    return client_of("dev", "view_raftitem", "change_raftitem")
+def dev(client_with):
+    return client_with("rafts.view_raftitem", "rafts.change_raftitem", username="dev")
 
 
 @pytest.fixture
@@ -115,12 +105,12 @@ def test_draft_of_a_version_the_item_does_not_have_is_400(ops, item) -> None:
     assert missing.status_code == 400 and "base_version" in missing.json()["errors"]
 
 
-def test_draft_needs_permission_to_change_items_to_be_saved(item) -> None:
-    viewer = client_of("viewer", "view_raftitem")
+def test_draft_needs_permission_to_change_items_to_be_saved(client_with, item) -> None:
+    viewer = client_with("rafts.view_raftitem")
     assert viewer.get(url(item, "draft")).status_code == 404
     refused = viewer.put(url(item, "draft"), {"content": "x", "base_version": 1}, format="json")
     assert refused.status_code == 403 and not RaftItemDraft.objects.exists()
-    assert client_of("nobody").get(url(item, "draft")).status_code == 403
+    assert client_with().get(url(item, "draft")).status_code == 403
 
 
 # ---- commit ---------------------------------------------------------------------------------
@@ -134,7 +124,7 @@ def test_commit_makes_a_version_and_clears_the_draft(ops, item) -> None:
     assert committed.status_code == 200, committed.content
     assert committed.json()["version"] == 2 and committed.json()["content"] == TWO
     latest = selectors.latest_version(item=item)
-    assert (latest.number, latest.message, latest.author) == (2, "two", ops.user)
+    assert (latest.number, latest.message, latest.author.username) == (2, "two", "ops")
     assert ops.get(url(item, "draft")).status_code == 404
 
 
@@ -188,14 +178,16 @@ def test_commit_too_large_is_400_naming_the_limit(ops, item, settings) -> None:
     assert refused.status_code == 400 and "at most 20 bytes" in refused.json()["detail"]
 
 
-def test_commit_needs_permission_to_change_items(item) -> None:
-    viewer = client_of("viewer", "view_raftitem")
+def test_commit_needs_permission_to_change_items(client_with, item) -> None:
+    viewer = client_with("rafts.view_raftitem")
     refused = viewer.post(url(item, "commit"), {"content": TWO, "base_version": 1}, format="json")
     assert refused.status_code == 403 and item.versions.count() == 1
 
 
-def test_patch_with_a_stale_base_version_is_409_and_without_one_saves(ops, dev, item) -> None:
-    admin = client_of("admin", "view_raftitem", "change_raftitem")
+def test_patch_with_a_stale_base_version_is_409_and_without_one_saves(
+    ops, dev, client_with, item
+) -> None:
+    admin = client_with("rafts.view_raftitem", "rafts.change_raftitem", username="admin")
     dev.post(url(item, "commit"), {"content": TWO, "base_version": 1}, format="json")
     stale = admin.patch(
         f"/api/raft-items/{item.pk}/",

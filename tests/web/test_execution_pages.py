@@ -7,7 +7,6 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
@@ -61,11 +60,10 @@ def inventory():
 
 
 @pytest.fixture
-def outcomes(inventory, django_user_model):
+def outcomes(inventory, user_with):
     """A cancelled run, a drift check that found drift in 3 operations, one that found none,
     a failed run, and one still running."""
-    ops = django_user_model.objects.create_user("ops")
-    ops.user_permissions.add(Permission.objects.get(codename="run_on_local_server"))
+    ops = user_with("executions.run_on_local_server", username="ops")
     cancelled = create_job(script="Log-Information x;", name="cancelled run", servers=["web1"])
     request_cancel(execution=cancelled)
     drifted = create_job(
@@ -280,15 +278,14 @@ def test_target_preview_is_400_for_unknown_names(admin_client, inventory) -> Non
     assert "No role named cache." in response.json()["detail"]
 
 
-def test_target_preview_needs_login_and_the_view_server_permission(client, inventory) -> None:
+def test_target_preview_needs_login_and_the_view_server_permission(
+    client, client_with, inventory
+) -> None:
     assert preview(client, servers=["web1"]).status_code == 403
-    user = get_user_model().objects.create_user("viewer")
-    client.force_login(user)
-    response = preview(client, servers=["web1"])
+    response = preview(client_with(), servers=["web1"])
     assert response.status_code == 403 and "web1" not in response.content.decode()
-    user.user_permissions.add(Permission.objects.get(codename="view_server"))
-    client.force_login(get_user_model().objects.get(pk=user.pk))
-    assert preview(client, servers=["web1"]).json()["servers"] == ["web1"]
+    viewer = client_with("inventory.view_server")
+    assert preview(viewer, servers=["web1"]).json()["servers"] == ["web1"]
 
 
 # ---- the admin never inlines a log

@@ -7,8 +7,6 @@ import contextlib
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import NoReverseMatch, reverse
@@ -26,10 +24,8 @@ def test_home_redirects_anonymous_user_to_login(client) -> None:
     assert response["Location"].startswith(reverse("login"))
 
 
-def test_home_shows_for_logged_in_user(client) -> None:
-    user = get_user_model().objects.create_user("ops", password="s3cret-pass")
-    client.force_login(user)
-    response = client.get(reverse("home"))
+def test_home_shows_for_logged_in_user(client_with) -> None:
+    response = client_with().get(reverse("home"))
     assert response.status_code == 200
     assert b"<h1>Dashboard</h1>" in response.content
 
@@ -44,11 +40,14 @@ def test_login_page_renders(client) -> None:
 
 
 @pytest.fixture
-def ops(django_user_model):
-    user = django_user_model.objects.create_user("ops", password="s3cret-pass")
-    for codename in ("view_execution", "view_server", "view_role", "view_environment"):
-        user.user_permissions.add(Permission.objects.get(codename=codename))
-    return user
+def ops(user_with):
+    return user_with(
+        "executions.view_execution",
+        "inventory.view_server",
+        "inventory.view_role",
+        "inventory.view_environment",
+        username="ops",
+    )
 
 
 def make_execution(
@@ -131,7 +130,7 @@ def test_home_offers_the_daily_actions_that_exist(admin_client) -> None:
     assert ">Add a server</a>" in page
 
 
-def test_execution_activity_sends_rows_for_the_dashboard_to_poll(client, ops) -> None:
+def test_execution_activity_sends_rows_for_the_dashboard_to_poll(client, client_with, ops) -> None:
     running = make_execution("deploy web", run_state="executing", user=ops)
     make_execution("nightly backup", run_state="completed", status="error", ago=timedelta(hours=2))
     url = reverse("execution-activity")
@@ -145,6 +144,4 @@ def test_execution_activity_sends_rows_for_the_dashboard_to_poll(client, ops) ->
         ("nightly backup", "Error")
     ]
     assert body["failed"] == 1 and body["failed_url"].startswith(reverse("execution-list"))
-    plain = get_user_model().objects.create_user("plain")
-    client.force_login(plain)
-    assert client.get(url).status_code == 403
+    assert client_with().get(url).status_code == 403

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.db import connection
 from django.urls import reverse
@@ -110,21 +108,17 @@ def test_credential_wrong_key_is_a_clear_error(inventory, settings) -> None:
         Credential.objects.get(pk=credential.pk).secret()
 
 
-def test_explain_view_shows_values_scopes_and_masks_sensitive(client, inventory) -> None:
+def test_explain_view_shows_values_scopes_and_masks_sensitive(client_with, inventory) -> None:
     services.set_variable(name="Port", value="8080", environment=inventory["production"])
     services.set_variable(name="DbPassword", value="p4ss", sensitive=True, server=inventory["db1"])
-    user = get_user_model().objects.create_user("ops", password="pw-12345-x")
-    user.user_permissions.add(
-        *Permission.objects.filter(codename__in=["view_server", "view_variable"])
-    )
-    client.force_login(user)
+    client = client_with("inventory.view_server", "inventory.view_variable")
     page = client.get(reverse("server-variables-page", args=["db1"])).content.decode()
     assert "8080" in page and "environment production" in page
     assert "p4ss" not in page and "********" in page
 
 
-def test_explain_view_refuses_users_without_permission(client, inventory) -> None:
-    client.force_login(get_user_model().objects.create_user("viewer", password="pw-12345-x"))
+def test_explain_view_refuses_users_without_permission(client_with, inventory) -> None:
+    client = client_with()
     assert client.get(reverse("server-variables-page", args=["db1"])).status_code == 403
     client.logout()
     assert client.get(reverse("server-variables-page", args=["db1"])).status_code == 302

@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from otterweb.executions.models import Execution, Job
@@ -44,16 +42,9 @@ def inventory():
     }
 
 
-def user_with(*codenames: str, username: str = "ops"):
-    user = get_user_model().objects.create_user(username, password="pw-12345-x")
-    user.user_permissions.add(*Permission.objects.filter(codename__in=codenames))
-    return user
-
-
 @pytest.fixture
-def viewer(client):
-    client.force_login(user_with(*(f"view_{model}" for model in MODELS)))
-    return client
+def viewer(client_with):
+    return client_with(*(f"inventory.view_{model}" for model in MODELS))
 
 
 def html(response) -> str:
@@ -91,8 +82,10 @@ def test_inventory_page_renders_for_a_user_with_view_permission(
 
 
 @pytest.mark.parametrize(("name", "args"), PAGES)
-def test_inventory_page_is_forbidden_without_view_permission(client, inventory, name, args) -> None:
-    client.force_login(user_with("view_execution"))
+def test_inventory_page_is_forbidden_without_view_permission(
+    client, user_with, inventory, name, args
+) -> None:
+    client.force_login(user_with("executions.view_execution"))
     assert client.get(reverse(name, args=args)).status_code == 403
     client.logout()
     assert client.get(reverse(name, args=args)).status_code == 302
@@ -119,16 +112,17 @@ def test_inventory_write_page_is_forbidden_with_view_permission_only(
     assert viewer.post(reverse(name, args=args), {"name": "x"}).status_code == 403
 
 
-def test_inventory_buttons_are_shown_only_with_the_permission(client, inventory) -> None:
-    client.force_login(user_with("view_server", "view_variable"))
+def test_inventory_buttons_are_shown_only_with_the_permission(client_with, inventory) -> None:
+    client = client_with("inventory.view_server", "inventory.view_variable")
     page = html(client.get(reverse("server-detail", args=["web1"])))
     assert reverse("server-edit", args=["web1"]) not in page
     assert reverse("server-delete", args=["web1"]) not in page
     assert "Add a variable" not in page
-    client.force_login(
-        user_with(
-            "view_server", "change_server", "view_variable", "add_variable", username="editor"
-        )
+    client = client_with(
+        "inventory.view_server",
+        "inventory.change_server",
+        "inventory.view_variable",
+        "inventory.add_variable",
     )
     page = html(client.get(reverse("server-detail", args=["web1"])))
     assert reverse("server-edit", args=["web1"]) in page
@@ -280,7 +274,9 @@ def test_server_create_edit_delete(admin_client, inventory) -> None:
     assert not Server.objects.filter(name="db1").exists()
 
 
-def test_server_page_shows_resolved_variables_and_a_recent_execution(client, inventory) -> None:
+def test_server_page_shows_resolved_variables_and_a_recent_execution(
+    client_with, inventory
+) -> None:
     services.add_variable(name="Port", value="8080", environment=inventory["production"])
     services.add_variable(name="Password", value="s3cr3t-value", sensitive=True)
     job = Job.objects.create(name="Deploy shop", script="Log-Information hi;", targets=["web1"])
@@ -288,7 +284,9 @@ def test_server_page_shows_resolved_variables_and_a_recent_execution(client, inv
     other = Execution.objects.create(
         job=Job.objects.create(name="Elsewhere", script="", targets=["web10"])
     )
-    client.force_login(user_with("view_server", "view_variable", "view_execution"))
+    client = client_with(
+        "inventory.view_server", "inventory.view_variable", "executions.view_execution"
+    )
     page = html(client.get(reverse("server-detail", args=["web1"])))
     assert "8080" in page and "environment production" in page
     assert "Password" in page and "s3cr3t-value" not in page
@@ -451,9 +449,9 @@ def test_variable_errors_are_shown_beside_the_field_with_the_input_kept(
     assert Variable.objects.filter(server=inventory["web1"]).count() == 1
 
 
-def test_variable_edit_needs_the_change_permission(client, inventory) -> None:
+def test_variable_edit_needs_the_change_permission(client_with, inventory) -> None:
     variable = services.add_variable(name="Port", value="80", role=inventory["web"])
-    client.force_login(user_with("view_role", "view_variable", "add_variable"))
+    client = client_with("inventory.view_role", "inventory.view_variable", "inventory.add_variable")
     url = reverse("role-detail", args=["web"])
     prefix = f"variable-{variable.pk}"
     response = client.post(

@@ -7,7 +7,6 @@ import importlib
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -74,12 +73,6 @@ def deploy(item, web1) -> JobTemplate:
     return services.save_job_template(
         name="Deploy", raft_item=item, targeting="servers", servers=[web1], prompts=PROMPTS
     )
-
-
-def user_with(*codenames: str):
-    user = get_user_model().objects.create_user("-".join(codenames) or "nobody")
-    user.user_permissions.add(*Permission.objects.filter(codename__in=codenames))
-    return user
 
 
 def form_data(item, prompts: list[dict], **fields) -> dict:
@@ -248,8 +241,8 @@ def test_template_list_shows_item_targets_mode_prompts_and_buttons(admin_client,
     assert reverse("template-create") in page
 
 
-def test_template_pages_show_and_allow_changes_only_with_permissions(client, deploy) -> None:
-    client.force_login(user_with("view_jobtemplate"))
+def test_template_pages_show_and_allow_changes_only_with_permissions(client_with, deploy) -> None:
+    client = client_with("executions.view_jobtemplate")
     listing = client.get(reverse("template-list")).content.decode()
     assert "Deploy" in listing
     for url in (reverse("template-create"), reverse("template-edit", args=[deploy.pk])):
@@ -261,7 +254,7 @@ def test_template_pages_show_and_allow_changes_only_with_permissions(client, dep
     assert client.post(reverse("template-delete", args=[deploy.pk])).status_code == 403
     assert JobTemplate.objects.filter(name="Deploy").exists()
 
-    client.force_login(user_with("view_jobtemplate", "change_jobtemplate"))
+    client = client_with("executions.view_jobtemplate", "executions.change_jobtemplate")
     listing = client.get(reverse("template-list")).content.decode()
     assert reverse("template-edit", args=[deploy.pk]) in listing
     assert reverse("template-create") not in listing

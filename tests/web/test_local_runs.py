@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.core.exceptions import ValidationError
 
 from otterweb.executions.local_runs import MARKER, process_recorder
@@ -39,9 +38,8 @@ def run(script: str, **job) -> tuple[Execution, str]:
     return execution, "\n".join(line.message for line in lines)
 
 
-def test_local_runs_need_a_permission_of_their_own(local, django_user_model) -> None:
-    runner = django_user_model.objects.create_user("runner")
-    runner.user_permissions.add(Permission.objects.get(codename="add_execution"))
+def test_local_runs_need_a_permission_of_their_own(local, user_with) -> None:
+    runner = user_with("executions.add_execution")
     with pytest.raises(ValidationError, match="needs the permission 'Can run scripts on the local"):
         create_job(script="Log-Information x;", servers=["here"], requested_by=runner)
     # a script that picks the local server itself is stopped when it gets there
@@ -50,8 +48,7 @@ def test_local_runs_need_a_permission_of_their_own(local, django_user_model) -> 
     )
     assert execution.status == "error"
     assert "may not run scripts there" in log and "reached" not in log
-    runner.user_permissions.add(Permission.objects.get(codename="run_on_local_server"))
-    runner = django_user_model.objects.get(pk=runner.pk)  # a fresh permission cache
+    runner = user_with("executions.add_execution", "executions.run_on_local_server")
     execution, log = run("SHExec echo reached;", requested_by=runner)
     assert execution.status == "normal" and "reached" in log
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from otterweb.executions.models import Execution
@@ -31,8 +30,8 @@ def test_pages_require_login(client, item) -> None:
         assert client.get(url).status_code == 302
 
 
-def test_pages_refuse_users_without_permission(client, item) -> None:
-    client.force_login(get_user_model().objects.create_user("nobody"))
+def test_pages_refuse_users_without_permission(client_with, item) -> None:
+    client = client_with()
     assert client.get(reverse("execution-list")).status_code == 403
     assert client.get(reverse("raft-item", args=["main", "deploy"])).status_code == 403
 
@@ -141,13 +140,9 @@ def test_execution_page_cancels_and_shows_drift(admin_client) -> None:
     assert "<h2>Drift</h2>" in page and "port=8080" in page and "Ensure-File" in page
 
 
-def test_execution_cancel_page_needs_the_cancel_permission(client) -> None:
-    from django.contrib.auth.models import Permission
-
+def test_execution_cancel_page_needs_the_cancel_permission(client_with) -> None:
     execution = create_job(script="Log-Information x;", servers=["here"])
-    user = get_user_model().objects.create_user("viewer")
-    user.user_permissions.add(Permission.objects.get(codename="view_execution"))
-    client.force_login(user)
+    client = client_with("executions.view_execution")
     assert (
         'id="cancel"'
         not in client.get(reverse("execution-detail", args=[execution.pk])).content.decode()
@@ -193,12 +188,8 @@ def test_template_pages_list_and_run_with_prompts(admin_client, deploy_template)
     assert (execution.mode, execution.simulate) == ("execute", True)
 
 
-def test_template_run_needs_the_run_permission(client, deploy_template) -> None:
-    from django.contrib.auth.models import Permission
-
-    user = get_user_model().objects.create_user("viewer")
-    user.user_permissions.add(Permission.objects.get(codename="view_jobtemplate"))
-    client.force_login(user)
+def test_template_run_needs_the_run_permission(client_with, deploy_template) -> None:
+    client = client_with("executions.view_jobtemplate")
     url = reverse("template-launch", args=[deploy_template.pk])
     assert "You may not run job templates." in client.get(url).content.decode()
     assert client.post(url, {"prompt_0": "1", "mode": "execute"}).status_code == 403

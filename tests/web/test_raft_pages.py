@@ -4,8 +4,6 @@ restored; Run runs the text on screen; the admin shows a script's problems inste
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.urls import NoReverseMatch, reverse
 
 from otterweb.executions.models import Execution, JobTemplate
@@ -336,10 +334,8 @@ def test_run_in_json_of_unparsable_text_has_the_diagnostics(admin_client, item) 
     assert not Execution.objects.exists()
 
 
-def test_run_in_json_without_permission_is_a_json_403(client, item) -> None:
-    user = get_user_model().objects.create_user("viewer")
-    user.user_permissions.add(*Permission.objects.filter(codename="view_raftitem"))
-    client.force_login(user)
+def test_run_in_json_without_permission_is_a_json_403(client_with, item) -> None:
+    client = client_with("rafts.view_raftitem")
     response = client.post(item_url(item), {"run": "1", "content": item.content}, **JSON)
     assert response.status_code == 403 and response.json()["code"] == "permission_denied"
 
@@ -360,13 +356,8 @@ def test_item_page_has_the_target_preview_hooks(admin_client, item) -> None:
 
 
 @pytest.fixture
-def viewer(client):
-    user = get_user_model().objects.create_user("viewer")
-    user.user_permissions.add(
-        *Permission.objects.filter(codename__in=["view_raft", "view_raftitem"])
-    )
-    client.force_login(user)
-    return client
+def viewer(client_with):
+    return client_with("rafts.view_raft", "rafts.view_raftitem")
 
 
 def test_view_only_user_sees_no_edit_buttons(viewer, item) -> None:
@@ -398,14 +389,10 @@ def test_view_only_user_gets_403_on_every_post(viewer, item) -> None:
     assert item.versions.count() == 2 and Raft.objects.get().name == "main"
 
 
-def test_runner_without_change_permission_runs_the_saved_text_only(client, item) -> None:
-    user = get_user_model().objects.create_user("runner")
-    user.user_permissions.add(
-        *Permission.objects.filter(
-            codename__in=["view_raftitem", "add_execution", "run_on_local_server"]
-        )
+def test_runner_without_change_permission_runs_the_saved_text_only(client_with, item) -> None:
+    client = client_with(
+        "rafts.view_raftitem", "executions.add_execution", "executions.run_on_local_server"
     )
-    client.force_login(user)
     Server.objects.create(name="web1")
     run = {"run": "1", "servers": ["web1"], "mode": "execute"}
     assert client.post(item_url(item), {**run, "content": "Log-Information x;"}).status_code == 403

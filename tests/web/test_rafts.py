@@ -17,8 +17,8 @@ def raft():
     return Raft.objects.create(name="main")
 
 
-def test_save_item_makes_a_version_per_change(raft, django_user_model) -> None:
-    author = django_user_model.objects.create_user("ops")
+def test_save_item_makes_a_version_per_change(raft, user_with) -> None:
+    author = user_with()
     services.save_item(
         raft=raft, name="deploy", content="Log-Information one;", author=author, message="first"
     )
@@ -73,18 +73,12 @@ def test_admin_diff_page(admin_client, raft) -> None:
     assert "diff with v1" in change
 
 
-def test_admin_diff_page_needs_the_view_permission_not_only_staff(
-    client, raft, django_user_model
-) -> None:
-    from django.contrib.auth.models import Permission
-
+def test_admin_diff_page_needs_the_view_permission_not_only_staff(client_with, raft) -> None:
     services.save_item(raft=raft, name="m", content="secret plan\n")
     item = services.save_item(raft=raft, name="m", content="b\n")
     old, new = item.versions.get(number=1), item.versions.get(number=2)
     url = reverse("admin:rafts_raftitem_diff", args=[item.pk, old.pk, new.pk])
-    staff = django_user_model.objects.create_user("staff", is_staff=True)
-    client.force_login(staff)
-    refused = client.get(url)
+    refused = client_with(is_staff=True).get(url)
     assert refused.status_code == 403 and "secret plan" not in refused.content.decode()
-    staff.user_permissions.add(Permission.objects.get(codename="view_raftitem"))
-    assert "secret plan" in client.get(url).content.decode()
+    viewer = client_with("rafts.view_raftitem", is_staff=True)
+    assert "secret plan" in viewer.get(url).content.decode()

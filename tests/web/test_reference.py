@@ -4,7 +4,6 @@ hover docs."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from engine.registry import REGISTRY
@@ -13,11 +12,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def client():
+def client(client_with):
     """A signed-in user without any permission: the reference is for everyone who edits."""
-    client = APIClient()
-    client.force_authenticate(get_user_model().objects.create_user("reader", password="pw-1234-x"))
-    return client
+    return client_with()
 
 
 def test_reference_lists_every_registry_operation(client) -> None:

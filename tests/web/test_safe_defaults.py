@@ -172,9 +172,8 @@ def test_migration_encrypts_secrets_of_the_old_development_key_again(db) -> None
         secrets.decrypt(token)  # the old key is no longer used to read
 
 
-def test_error_pages_are_the_products_own(client, django_user_model) -> None:
-    client.force_login(django_user_model.objects.create_user("ops", password="x-12345-y"))
-    missing = client.get("/no/such/page/")
+def test_error_pages_are_the_products_own(client_with) -> None:
+    missing = client_with().get("/no/such/page/")
     page = missing.content.decode()
     assert missing.status_code == 404 and "Page not found" in page and "site.css" in page
     assert "URLconf" not in page and "Traceback" not in page

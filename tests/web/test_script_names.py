@@ -4,8 +4,6 @@ script in that raft can call or apply, for the editor's completion; never a vari
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
 from otterweb.inventory.models import Environment, Role, Server
@@ -17,19 +15,10 @@ pytestmark = pytest.mark.django_db
 URL = "/api/scripts/names/"
 
 
-def signed_in(*permissions: str) -> APIClient:
-    user = get_user_model().objects.create_user("reader", password="pw-1234-x")
-    for codename in permissions:
-        user.user_permissions.add(Permission.objects.get(codename=codename))
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
 @pytest.fixture
-def reader():
+def reader(client_with):
     """A signed-in user who may read variables and raft items."""
-    return signed_in("view_variable", "view_raftitem")
+    return client_with("inventory.view_variable", "rafts.view_raftitem")
 
 
 @pytest.fixture
@@ -96,8 +85,8 @@ def test_script_names_lists_modules_and_templates_the_rafts_own_first(reader, ra
     assert [m["name"] for m in from_shared["modules"]] == ["Backup", "ops::Deploy", "ops::main"]
 
 
-def test_script_names_leaves_out_what_the_user_may_not_read(inventory, rafts) -> None:
-    names = signed_in().get(URL, {"raft": "ops"}).json()
+def test_script_names_leaves_out_what_the_user_may_not_read(client_with, inventory, rafts) -> None:
+    names = client_with().get(URL, {"raft": "ops"}).json()
     assert names == {"variables": [], "modules": [], "templates": []}
 
 
