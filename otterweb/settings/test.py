@@ -25,7 +25,7 @@ else:
 data_folder(DATA_DIR)  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests log in a lot, and client.login() passes no request, which django-axes needs: it is off,
-# and the lockout tests turn it on (tests/web/test_accounts.py).
+# and the lockout tests turn it on (tests/web/accounts/test_accounts.py).
 AXES_ENABLED = False
 LOGGING = {"version": 1, "disable_existing_loggers": False}
 
@@ -42,5 +42,6 @@ OTTERWEB_SCRIPTS_THROTTLE_RATE = ""
 # Tests run executions themselves (run_execution), so nothing is queued behind their back.
 OTTERWEB_DISPATCH = "none"
 # Local runs as the test runner's own user, in a work folder of the test run: tests write to
-# their own temporary folders (tests/web/test_local_runs.py runs as another user on purpose).
+# their own temporary folders (tests/web/executions/test_local_runs.py runs as another user on
+# purpose).
 OTTERWEB_RUN_AS_USER = ""

@@ -6,7 +6,7 @@ import { BLOCK_TYPES, defineBlocks, definedBlockTypes, useReference } from "./de
 import { type ArgumentsBlock, FieldOperationName } from "./rows";
 import sample from "./testdata/sample.workspace.json";
 
-// engine.blocks's workspace of testdata/sample.otter (tests/web/test_block_types.py keeps
+// engine.blocks's workspace of testdata/sample.otter (tests/web/editor/test_block_types.py keeps
 // the file equal to what the engine writes)
 
 type Json = Record<string, unknown>;

@@ -11,7 +11,7 @@ import { argumentsMixin, initCall, initOperation, initParameters, parametersMixi
 import { editText } from "./text-dialog";
 
 /** The block types, one per statement kind, and otter_raw: a statement kept as its text.
- * tests/web/test_block_types.py reads this list and holds it to the engine's. */
+ * tests/web/editor/test_block_types.py reads this list and holds it to the engine's. */
 export const BLOCK_TYPES = [
   "otter_await",
   "otter_block",

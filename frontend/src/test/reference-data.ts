@@ -1,5 +1,5 @@
-// A small reference in the shape GET /api/reference/ answers (tests/web/test_reference.py pins
-// the server's side of it).
+// A small reference in the shape GET /api/reference/ answers
+// (tests/web/editor/test_reference.py pins the server's side of it).
 
 import type { ReferenceData } from "../api/reference";
 

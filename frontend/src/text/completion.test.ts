@@ -7,7 +7,7 @@ import { REFERENCE } from "../test/reference-data";
 import { declaredVariables, otterscriptCompletions } from "./completion";
 import { otterscript } from "./language";
 
-// what GET /api/scripts/names/?raft=ops answers (tests/web/test_script_names.py pins it)
+// what GET /api/scripts/names/?raft=ops answers (tests/web/editor/test_script_names.py pins it)
 const NAMES: ScriptNames = {
   variables: [
     { name: "Hosts", sigil: "@", scopes: ["role"] },

@@ -13,7 +13,7 @@ from engine import ast, format_script, parse, to_blocks
 from engine.blocks import RAW, STATEMENT_TYPES, block_type
 from otterweb.editor.reference import block_types, reference
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DEFINITIONS = ROOT / "frontend" / "src" / "blocks" / "definitions.ts"
 TESTDATA = ROOT / "frontend" / "src" / "blocks" / "testdata"
 
