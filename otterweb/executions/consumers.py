@@ -21,16 +21,19 @@ from otterweb.executions.events import (
     log_message,
     scope_message,
     status_message,
-    wire_entries,
 )
-from otterweb.executions.models import Execution, LogEntry, LogScope
-from otterweb.executions.selectors import log_entries_after
+from otterweb.executions.frame_cache import CachedFrame, frame_cache
+from otterweb.executions.models import Execution, LogScope
 
 FORBIDDEN = 4403
 NOT_FOUND = 4404
 
 
 class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
+    """A viewer costs two trips to the database (its permission, then the execution and its
+    scopes): many arrive at once when a job starts, on the server's one loop. Their backlogs
+    come from this process's frame cache, else from pages read once for all of them."""
+
     async def connect(self) -> None:
         user = self.scope.get("user")
         if (
@@ -41,47 +44,75 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=FORBIDDEN)
             return
         self.execution_id = int(self.scope["url_route"]["kwargs"]["execution_id"])
-        if not await database_sync_to_async(
-            Execution.objects.filter(pk=self.execution_id).exists
-        )():
-            await self.close(code=NOT_FOUND)
-            return
         query = parse_qs(self.scope.get("query_string", b"").decode())
         try:
             self.sent = max(0, int(query.get("after", ["0"])[0]))
         except ValueError:
             self.sent = 0
         self.scopes_sent = 0  # the highest scope id sent
-        # join first, so nothing published while the backlog is read is missed
+        # Join first: whatever is stored after the state below is read is published after
+        # this, so it comes live; the backlog is what was stored before.
         self.group = group_name(self.execution_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        execution, scopes = await database_sync_to_async(self._state)()
+        if execution is None:
+            await self.close(code=NOT_FOUND)
+            return
         await self.accept()
-        await self.send_backlog()
+        await self.send_backlog(execution, scopes)
 
     async def disconnect(self, code: int) -> None:
         if getattr(self, "group", None):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
-    async def send_backlog(self) -> None:
-        execution, scopes = await database_sync_to_async(self._state)()
-        await self.send_json(status_message(execution))
-        await self.send_scopes(scopes)
-        while True:
-            entries = await self.entries_after(self.sent)
-            if not entries:
-                break
-            await self.send_entries(entries)
-        if execution.run_state == Execution.RunState.COMPLETED:
-            await self.send_json(complete_message(execution.last_seq))
-
-    def _state(self) -> tuple[Execution, list[LogScope]]:
-        execution = Execution.objects.get(pk=self.execution_id)
+    def _state(self) -> tuple[Execution | None, list[LogScope]]:
+        execution = Execution.objects.filter(pk=self.execution_id).first()
+        if execution is None:
+            return None, []
         return execution, list(LogScope.objects.filter(execution_id=self.execution_id))
 
-    async def entries_after(self, seq: int) -> list[LogEntry]:
-        return await database_sync_to_async(log_entries_after)(
-            execution_id=self.execution_id, seq=seq
-        )
+    async def send_backlog(self, execution: Execution, scopes: list[LogScope]) -> None:
+        """Everything stored when ``execution`` was read: up to its ``last_seq``."""
+        await self.send_json(status_message(execution))
+        await self.send_scopes(scopes)
+        running = execution.run_state != Execution.RunState.COMPLETED
+        # A finished execution's pages are shared by concurrent viewers, not kept.
+        await self.send_stored(until=execution.last_seq, keep=running)
+        if not running:
+            await self.send_json(complete_message(execution.last_seq))
+
+    async def send_stored(self, *, until: int, keep: bool = True) -> None:
+        """Send the stored entries after ``sent``, up to ``until`` at least: from this process's
+        cache of encoded frames where it has them, else from the database, a page at a time,
+        each page read once for every viewer that waits for it."""
+        while self.sent < until:
+            frame = frame_cache.frame_after(self.execution_id, self.sent)
+            frames = (
+                [frame]
+                if frame is not None
+                else await frame_cache.read(self.execution_id, self.sent, keep=keep)
+            )
+            if not frames:
+                return
+            for frame in frames:
+                await self.send_frame(frame)
+
+    async def send_frame(self, frame: CachedFrame) -> None:
+        """A frame's entries that this client has not had, after any scope of theirs it has not
+        had (scopes opened after the backlog's scopes were read). Scope ids grow as scopes open,
+        so a scope's parents come first."""
+        if frame.through <= self.sent:
+            return
+        if frame.scope > self.scopes_sent:
+            await self.send_scopes(
+                await database_sync_to_async(self._scopes_between)(self.scopes_sent, frame.scope)
+            )
+        if frame.after == self.sent:
+            if frame.text is not None:
+                await self.send(text_data=frame.text)
+        else:  # the client has the start of it
+            await self.send_wire_entries(frame.entries_after(self.sent))
+        self.sent = frame.through
 
     async def send_scopes(self, scopes: list[LogScope]) -> None:
         if scopes:
@@ -95,20 +126,6 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
             )
         )
 
-    async def send_entries(self, entries: list[LogEntry]) -> None:
-        """Stored entries, after any scope of theirs this client has not had (scopes opened
-        after the backlog's scopes were read). Scope ids grow as scopes open, so a scope's
-        parents come first."""
-        fresh = [e for e in entries if e.seq > self.sent]
-        if not fresh:
-            return
-        newest = max(e.scope_id or 0 for e in fresh)
-        if newest > self.scopes_sent:
-            await self.send_scopes(
-                await database_sync_to_async(self._scopes_between)(self.scopes_sent, newest)
-            )
-        await self.send_wire_entries(wire_entries(fresh))
-
     async def send_wire_entries(self, entries: list[WireEntry]) -> None:
         for chunk in chunked(entries):
             self.sent = chunk[-1]["seq"]
@@ -118,18 +135,14 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
 
     async def catch_up(self, until: int) -> None:
         """Send stored entries up to ``until`` that this client has not had (messages the layer
-        dropped), a page at a time."""
-        while self.sent < until:
-            entries = await self.entries_after(self.sent)
-            entries = [e for e in entries if e.seq <= until]
-            if not entries:
-                return
-            await self.send_entries(entries)
+        dropped)."""
+        await self.send_stored(until=until)
 
     async def execution_batch(self, event: BatchEvent) -> None:
-        """A stored batch, as frames encoded once by the worker: forwarded as they are. A gap (a
-        message the layer dropped) is filled from the database first; seqs already sent are
-        dropped."""
+        """A stored batch, as frames encoded once by the worker: forwarded as they are, and kept
+        for viewers who arrive later. A gap (a message the layer dropped) is filled first; seqs
+        already sent are dropped."""
+        frame_cache.add_live(self.execution_id, event["frames"])
         if event["scope"] is not None:
             await self.send_batch_scopes(event["scope"])
         for frame in event["frames"]:
@@ -165,5 +178,6 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(event["message"])
 
     async def execution_complete(self, event: CompleteEvent) -> None:
+        frame_cache.completed(self.execution_id)
         await self.catch_up(event["message"]["last_seq"])
         await self.send_json(event["message"])

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Coroutine
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from otterweb.executions.events import (
     CompleteEvent,
@@ -18,6 +18,7 @@ from otterweb.executions.events import (
     group_name,
     status_event,
 )
+from otterweb.executions.frame_cache import frame_cache
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.executions.sink import StoredEntry
 
@@ -56,8 +57,13 @@ async def publish_batch(
     layer = get_channel_layer()
     if layer is None:
         return
+    event = batch_event(entries, scopes)
+    if isinstance(layer, InMemoryChannelLayer):
+        # The watchers' consumers run in this process (embedded mode): late ones get the frames
+        # from memory. (In the distributed mode, daphne's consumers cache what they receive.)
+        frame_cache.add_live(execution_id, event["frames"])
     try:
-        await _deliver(layer.group_send(group_name(execution_id), batch_event(entries, scopes)))
+        await _deliver(layer.group_send(group_name(execution_id), event))
     except Exception:  # a full or unreachable layer costs live delivery, never a line: clients refill from the database
         logger.warning(
             "execution=%s message='could not publish a log batch; watchers will refill from the database'",
@@ -71,6 +77,7 @@ def publish_status(execution: Execution) -> None:
 
 def publish_complete(execution: Execution) -> None:
     """Sent after the execution finished, so every line is stored by then."""
+    frame_cache.completed(execution.pk)
     _send(execution.pk, complete_event(execution))
 
 

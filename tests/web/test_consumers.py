@@ -18,7 +18,7 @@ from otterweb.asgi import application
 from otterweb.executions import publish
 from otterweb.executions.consumers import ExecutionLogConsumer
 from otterweb.executions.frame_cache import frame_cache
-from otterweb.executions.models import LogEntry, LogScope
+from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
 
@@ -49,12 +49,15 @@ def communicator(execution_id: int, user, after: int | None = None) -> Websocket
 
 
 def store(execution, *seqs: int) -> list[LogEntry]:
-    return [
+    """Entries stored as the sink stores them: the execution's last_seq follows."""
+    entries = [
         LogEntry.objects.create(
             execution=execution, seq=s, level=10, message=f"line {s}", time=timezone.now()
         )
         for s in seqs
     ]
+    Execution.objects.filter(pk=execution.pk).update(last_seq=max(seqs))
+    return entries
 
 
 async def test_consumer_refuses_anonymous_and_users_without_permission(user_with) -> None:
@@ -119,6 +122,7 @@ async def test_consumer_sends_a_scope_before_refilled_lines_of_it(viewer) -> Non
     connection = communicator(execution.pk, viewer)
     await connection.connect()
     await connection.receive_json_from()  # status
+    assert await connection.receive_nothing(timeout=0.2)  # the backlog, empty, is over
 
     def stored_in_scopes():
         now = timezone.now()
@@ -158,6 +162,7 @@ async def test_consumer_sends_scopes_of_a_dropped_message_before_newer_ones(view
     connection = communicator(execution.pk, viewer)
     await connection.connect()
     await connection.receive_json_from()  # status
+    assert await connection.receive_nothing(timeout=0.2)  # the backlog, empty, is over
 
     def stored():
         now = timezone.now()
@@ -202,6 +207,7 @@ async def test_consumer_refills_a_gap_from_the_database(viewer) -> None:
     connection = communicator(execution.pk, viewer)
     await connection.connect()
     await connection.receive_json_from()  # status
+    assert await connection.receive_nothing(timeout=0.2)  # the backlog, empty, is over
     stored = await sync_to_async(store)(execution, 1, 2, 3)
     await publish.publish_batch(execution.pk, stored[2:], [])  # the batch with 1 and 2 was dropped
     received = [e["seq"] for e in (await connection.receive_json_from())["entries"]]
@@ -284,6 +290,7 @@ async def test_consumer_sends_long_backlogs_and_long_lines_in_bounded_messages(v
                 for s in range(1, 1501)
             ]
         )
+        Execution.objects.filter(pk=execution.pk).update(last_seq=1500)
 
     await sync_to_async(store_many)()
     connection = communicator(execution.pk, viewer)
