@@ -1,0 +1,220 @@
+// The virtual window: a scrolling element whose height is that of every row (a spacer), with
+// only the rows on screen (and a few above and below) in the DOM, each ROW_HEIGHT high. A
+// frame draws at most a screenful of rows, whatever the log's size, so scrolling stays smooth.
+//
+// Browsers cap an element's height (about 17 million pixels in Firefox, 33 million in Chromium),
+// so past MAX_HEIGHT the scroll position is scaled: the spacer stays MAX_HEIGHT high and a pixel
+// of scrolling moves more than a pixel of rows. When rows are added above what is on screen (a
+// scope higher up got lines) the first row on screen stays where it was (scroll anchoring).
+
+export const ROW_HEIGHT = 20;
+export const MAX_HEIGHT = 15_000_000;
+const OVERSCAN = 12;
+
+export interface WindowSource {
+  count(): number;
+  /** A row's identity: an element drawn for a key is reused for it. */
+  key(row: number): string;
+  /** Draws `row` into `reuse` when it can (an element drawn before, for this key or another
+   * row), or into a new element; returns the element. */
+  draw(row: number, reuse: HTMLElement | null): HTMLElement;
+  /** The row of a key now (-1: gone), to keep the first row on screen in place. */
+  find?(key: string): number;
+}
+
+export interface WindowOptions {
+  rowHeight?: number;
+  overscan?: number;
+  maxHeight?: number;
+  /** The height on screen (tests give it: jsdom lays nothing out). */
+  viewport?: () => number;
+  /** The user scrolled (not the window itself); `atEnd`: to the last row. */
+  onUserScroll?(atEnd: boolean, up: boolean): void;
+  /** A frame was drawn. */
+  onDrawn?(first: number, last: number): void;
+  /** Asks for the next frame (tests draw at once). */
+  frame?: (draw: () => void) => void;
+}
+
+interface Drawn {
+  element: HTMLElement;
+  generation: number;
+}
+
+export class VirtualWindow {
+  readonly spacer: HTMLElement;
+  readonly rows: HTMLElement;
+  readonly rowHeight: number;
+  /** Bumped when drawn rows may look different (a text arrived, the search changed…). */
+  generation = 0;
+  /** The rows drawn (overscan included). */
+  first = 0;
+  last = -1;
+  private drawn = new Map<string, Drawn>();
+  private pool: HTMLElement[] = [];
+  private scheduled = false;
+  private expected = -1; // the scrollTop the window set itself
+  private lastTop = 0;
+  private count = 0;
+  private anchor: { key: string; row: number; offset: number } | null = null;
+  private readonly options: WindowOptions;
+
+  constructor(
+    readonly scroller: HTMLElement,
+    private readonly source: WindowSource,
+    options: WindowOptions = {},
+  ) {
+    this.options = options;
+    this.rowHeight = options.rowHeight ?? ROW_HEIGHT;
+    const document = scroller.ownerDocument;
+    this.spacer = document.createElement("div");
+    this.spacer.className = "log-spacer";
+    this.rows = document.createElement("div");
+    this.rows.className = "log-rows";
+    scroller.append(this.spacer, this.rows);
+    scroller.addEventListener("scroll", () => this.scrolled(), { passive: true });
+  }
+
+  get viewport(): number {
+    return this.options.viewport?.() ?? this.scroller.clientHeight;
+  }
+
+  /** Draws at the next frame (many calls, one frame). */
+  schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const frame = this.options.frame ?? ((draw) => requestAnimationFrame(draw));
+    frame(() => {
+      this.scheduled = false;
+      this.draw();
+    });
+  }
+
+  /** Redraws every row on screen (their look changed). */
+  refresh(): void {
+    this.generation++;
+    this.schedule();
+  }
+
+  /** Where the rows are: how much scrolling a pixel of rows takes (1 below MAX_HEIGHT). */
+  private geometry() {
+    const total = this.count * this.rowHeight;
+    const height = Math.min(total, this.options.maxHeight ?? MAX_HEIGHT);
+    const view = this.viewport;
+    const scrollRange = Math.max(0, height - view);
+    const virtualRange = Math.max(0, total - view);
+    return { total, height, view, ratio: scrollRange > 0 ? virtualRange / scrollRange : 1, virtualRange };
+  }
+
+  /** The first row at least partly on screen, and the last. */
+  visible(): [number, number] {
+    const { ratio, view } = this.geometry();
+    const top = this.scroller.scrollTop * ratio;
+    const first = Math.min(Math.floor(top / this.rowHeight), Math.max(0, this.count - 1));
+    const last = Math.min(this.count - 1, Math.floor((top + view - 1) / this.rowHeight));
+    return [first, last];
+  }
+
+  atEnd(): boolean {
+    const scroller = this.scroller;
+    return scroller.scrollTop + this.viewport >= Math.min(this.count * this.rowHeight, this.options.maxHeight ?? MAX_HEIGHT) - 2;
+  }
+
+  /** Scrolls so that `row` is on screen: at the top, in the middle, or only as far as needed. */
+  scrollToRow(row: number, align: "top" | "center" | "nearest" = "center"): void {
+    this.count = this.source.count();
+    const { ratio, view, virtualRange } = this.geometry();
+    const height = this.rowHeight;
+    let top = row * height;
+    if (align === "center") top -= (view - height) / 2;
+    else if (align === "nearest") {
+      const current = this.scroller.scrollTop * ratio;
+      if (top >= current && top + height <= current + view) return this.draw();
+      if (top > current) top -= view - height;
+    }
+    this.setTop(Math.max(0, Math.min(top, virtualRange)) / ratio);
+    this.draw();
+  }
+
+  scrollToEnd(): void {
+    this.count = this.source.count();
+    const { height, view } = this.geometry();
+    this.spacer.style.height = `${height}px`;
+    this.setTop(Math.max(0, height - view));
+    this.draw();
+  }
+
+  /** Draws the rows on screen now. */
+  draw(): void {
+    const previous = this.count;
+    this.count = this.source.count();
+    const { height, ratio } = this.geometry();
+    if (this.spacer.style.height !== `${height}px`) this.spacer.style.height = `${height}px`;
+    if (this.count !== previous) this.keepAnchor(ratio);
+    const rowHeight = this.rowHeight;
+    const top = this.scroller.scrollTop;
+    const virtualTop = top * ratio;
+    const [firstVisible, lastVisible] = this.visible();
+    const overscan = this.options.overscan ?? OVERSCAN;
+    const first = Math.max(0, firstVisible - overscan);
+    const last = Math.min(this.count - 1, lastVisible + overscan);
+    // the first visible row's top, on the spacer: at scale 1 that is simply its row * height
+    const offset = top - (virtualTop - firstVisible * rowHeight) - (firstVisible - first) * rowHeight;
+    this.rows.style.transform = `translateY(${Math.max(0, offset)}px)`;
+
+    const next = new Map<string, Drawn>();
+    const elements: HTMLElement[] = [];
+    const keys: string[] = [];
+    for (let row = first; row <= last && this.count > 0; row++) keys.push(this.source.key(row));
+    // elements of rows that left the screen are drawn again for the rows that came
+    const wanted = new Set(keys);
+    for (const [key, drawn] of this.drawn) if (!wanted.has(key)) this.pool.push(drawn.element);
+    keys.forEach((key, i) => {
+      let drawn = this.drawn.get(key);
+      if (!drawn || drawn.generation !== this.generation) {
+        const element = this.source.draw(first + i, drawn?.element ?? this.pool.pop() ?? null);
+        drawn = { element, generation: this.generation };
+      }
+      next.set(key, drawn);
+      elements.push(drawn.element);
+    });
+    this.drawn = next;
+    this.pool.length = Math.min(this.pool.length, 2 * (last - first + 1));
+    const children = this.rows.children;
+    if (children.length !== elements.length || elements.some((element, i) => children[i] !== element)) this.rows.replaceChildren(...elements);
+    this.first = first;
+    this.last = last;
+    this.lastTop = this.scroller.scrollTop;
+    if (this.count && firstVisible <= lastVisible) {
+      const key = keys[firstVisible - first];
+      this.anchor = { key, row: firstVisible, offset: virtualTop - firstVisible * rowHeight };
+    } else this.anchor = null;
+    this.options.onDrawn?.(first, last);
+  }
+
+  /** The rows changed: the first row on screen stays where it was on screen. */
+  private keepAnchor(ratio: number): void {
+    const anchor = this.anchor;
+    if (!anchor || this.scroller.scrollTop <= 0 || !this.source.find) return;
+    const row = anchor.row < this.count && this.source.key(anchor.row) === anchor.key ? anchor.row : this.source.find(anchor.key);
+    if (row < 0) return;
+    const top = (row * this.rowHeight + anchor.offset) / ratio;
+    if (Math.abs(top - this.scroller.scrollTop) >= 1) this.setTop(top);
+  }
+
+  private setTop(top: number): void {
+    this.scroller.scrollTop = top;
+    this.expected = this.scroller.scrollTop;
+    this.lastTop = this.expected;
+  }
+
+  private scrolled(): void {
+    const top = this.scroller.scrollTop;
+    const mine = this.expected >= 0 && Math.abs(top - this.expected) < 1;
+    this.expected = -1;
+    const up = top < this.lastTop;
+    this.lastTop = top;
+    if (!mine) this.options.onUserScroll?.(this.atEnd(), up);
+    this.draw();
+  }
+}
