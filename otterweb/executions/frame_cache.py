@@ -186,17 +186,20 @@ class FrameCache:
     def clear(self) -> None:
         with self._lock:
             self._logs.clear()
+            self._reads.clear()
             self.size = self.pages_read = self.entries_read = 0
 
     # ---- frames out
 
     def frame_after(self, execution_id: int, seq: int) -> CachedFrame | None:
         """The cached frame holding the entry stored after ``seq``, if there is one."""
+        now = self.clock()
         with self._lock:
+            self._sweep(now)
             log = self._logs.get(execution_id)
             if log is None:
                 return None
-            log.used = self.clock()
+            log.used = now
             return log.covering(seq)
 
     async def read(self, execution_id: int, seq: int, *, keep: bool = True) -> list[CachedFrame]:
@@ -214,7 +217,11 @@ class FrameCache:
 
     async def _read(self, execution_id: int, seq: int, keep: bool) -> list[CachedFrame]:
         until = self._next_after(execution_id, seq)
-        frames, entries = await database_sync_to_async(read_page)(execution_id, seq, until)
+        # Not on the one thread of the consumers' other queries: new viewers' permission and
+        # state checks need not wait behind pages of someone's backlog.
+        frames, entries = await database_sync_to_async(read_page, thread_sensitive=False)(
+            execution_id, seq, until
+        )
         self.pages_read += 1
         self.entries_read += entries
         self.add(execution_id, frames, create=keep)
