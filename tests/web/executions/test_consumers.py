@@ -220,6 +220,28 @@ async def test_consumer_refills_a_gap_from_the_database(viewer) -> None:
     await connection.disconnect()
 
 
+async def test_consumer_forwards_live_batches_without_a_trip_to_the_database_thread(
+    viewer, monkeypatch
+) -> None:
+    """Channels would close stale connections on the one database thread before every message:
+    a trip per batch per viewer, that new viewers' queries wait behind."""
+    trips = []
+
+    async def close_old_connections() -> None:
+        trips.append(1)
+
+    monkeypatch.setattr("channels.consumer.aclose_old_connections", close_old_connections)
+    execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
+    connection = communicator(execution.pk, viewer)
+    await connection.connect()
+    await connection.receive_json_from()  # status
+    for seq in range(1, 21):
+        await publish.publish_batch(execution.pk, await sync_to_async(store)(execution, seq), [])
+        assert [e["seq"] for e in (await connection.receive_json_from())["entries"]] == [seq]
+    assert trips == []
+    await connection.disconnect()
+
+
 async def test_consumer_authenticates_api_clients_by_token_header(viewer) -> None:
     execution = await sync_to_async(create_job)(script="Log-Information x;", servers=["here"])
     _token, text = await sync_to_async(tokens.create)(user=viewer)
