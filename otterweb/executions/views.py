@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -64,6 +65,22 @@ class ExecutionListView(LoginRequiredMixin, PermissionRequiredMixin, ListView):
             filter_query=query.urlencode(),
         )
         return context
+
+    def render_to_response(self, context, **kwargs):
+        """executions.js refreshes the rows while executions run: it asks for JSON, and gets
+        them drawn by the page's own template."""
+        if self.request.headers.get("Accept") != "application/json":
+            return super().render_to_response(context, **kwargs)
+        response = JsonResponse(
+            {
+                "html": render_to_string(
+                    "executions/list_results.html", context, request=self.request
+                ),
+                "running": any(row["running"] for row in context["rows"]),
+            }
+        )
+        response["Vary"] = "Accept"
+        return response
 
 
 class ExecutionDetailView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
@@ -140,7 +157,11 @@ def execution_row(execution: Execution) -> dict:
         "started": started.isoformat() if started else None,
         "started_label": started_label,
         "started_title": started_title,
-        "duration": format_duration(execution.duration),
+        "duration": format_duration(execution.duration),  # so far, while it runs
+        "running": execution.run_state != Execution.RunState.COMPLETED,
+        "lines": execution.log_lines,
+        "warnings": execution.log_warnings,
+        "errors": execution.log_errors,
         "targets": len(job.targets),
         "by": job.requested_by.get_username() if job.requested_by else "",
     }
