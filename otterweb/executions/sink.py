@@ -13,7 +13,6 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Case, F, Value, When
 
 from engine import Level, LogRecord, RunScope
 from otterweb.executions.models import Execution, LogEntry, LogRun, LogScope
@@ -231,7 +230,8 @@ class Run(NamedTuple):
 
 def _store_runs(execution_id: int, entries: list[StoredEntry], last: Run | None) -> Run:
     """Extend the log's runs with a batch (in seq order): the last stored run grows when the
-    batch starts in its scope, and each change of scope starts a new run. Returns the last."""
+    batch starts in its scope, and each change of scope starts a new run. Returns the last.
+    Plain SQL, as _insert: the ORM's compiling took longer than the statements (bench/logs.py)."""
     runs: list[Run] = []
     for entry in entries:
         scope_id = entry.scope_id or 0
@@ -239,21 +239,30 @@ def _store_runs(execution_id: int, entries: list[StoredEntry], last: Run | None)
             runs[-1] = runs[-1]._replace(last_seq=entry.seq, count=runs[-1].count + 1)
         else:
             runs.append(Run(scope_id, entry.seq, entry.seq, 1))
-    if last is not None and last.scope_id == runs[0].scope_id:
-        runs[0] = last._replace(last_seq=runs[0].last_seq, count=last.count + runs[0].count)
-        LogRun.objects.filter(execution_id=execution_id, first_seq=last.first_seq).update(
-            last_seq=runs[0].last_seq, count=runs[0].count
-        )
-        new = runs[1:]
-    else:
-        new = runs
-    LogRun.objects.bulk_create(LogRun(execution_id=execution_id, **run._asdict()) for run in new)
+    table = _table(LogRun)
+    with connection.cursor() as cursor:
+        if last is not None and last.scope_id == runs[0].scope_id:
+            runs[0] = last._replace(last_seq=runs[0].last_seq, count=last.count + runs[0].count)
+            cursor.execute(
+                f"UPDATE {table} SET last_seq = %s, count = %s"
+                " WHERE execution_id = %s AND first_seq = %s",
+                [runs[0].last_seq, runs[0].count, execution_id, last.first_seq],
+            )
+            new = runs[1:]
+        else:
+            new = runs
+        if new:
+            cursor.executemany(
+                f"INSERT INTO {table} (execution_id, scope_id, first_seq, last_seq, count)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                [(execution_id, *run) for run in new],
+            )
     return runs[-1]
 
 
 def _count(execution_id: int, entries: list[StoredEntry]) -> None:
     """Add a batch to the execution's counts of lines, warnings and errors, and to those of
-    each scope its lines are in (one statement each, however many scopes)."""
+    each scope its lines are in."""
     scopes: dict[int, list[int]] = {}
     for entry in entries:
         counts = scopes.setdefault(entry.scope_id or 0, [0, 0, 0])
@@ -263,21 +272,23 @@ def _count(execution_id: int, entries: list[StoredEntry]) -> None:
         elif entry.level >= Level.WARNING:
             counts[1] += 1
     total = [sum(counts[i] for counts in scopes.values()) for i in range(3)]
-    Execution.objects.filter(pk=execution_id).update(
-        last_seq=entries[-1].seq,
-        log_lines=F("log_lines") + total[0],
-        log_warnings=F("log_warnings") + total[1],
-        log_errors=F("log_errors") + total[2],
-    )
     scopes.pop(0, None)  # the top level is the execution's total less its scopes'
-    if not scopes:
-        return
-    added = {}
-    for i, field in enumerate(("lines", "warnings", "errors")):
-        cases = [When(scope_id=scope, then=Value(c[i])) for scope, c in scopes.items() if c[i]]
-        if cases:
-            added[field] = F(field) + Case(*cases, default=Value(0))
-    LogScope.objects.filter(execution_id=execution_id, scope_id__in=scopes).update(**added)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {_table(Execution)} SET last_seq = %s, log_lines = log_lines + %s,"
+            " log_warnings = log_warnings + %s, log_errors = log_errors + %s WHERE id = %s",
+            [entries[-1].seq, *total, execution_id],
+        )
+        if scopes:
+            cursor.executemany(
+                f"UPDATE {_table(LogScope)} SET lines = lines + %s, warnings = warnings + %s,"
+                " errors = errors + %s WHERE execution_id = %s AND scope_id = %s",
+                [(*counts, execution_id, scope) for scope, counts in scopes.items()],
+            )
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
 
 
 def _insert(execution_id: int, entries: list[StoredEntry]) -> None:
