@@ -14,6 +14,8 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
+from hypothesis import given
+from hypothesis import strategies as st
 
 from otterweb.executions import publish
 from otterweb.executions.consumers import ExecutionLogConsumer
@@ -111,6 +113,29 @@ def test_frame_cache_forgets_an_execution_left_idle() -> None:
     cache.add(2, [frame(0, 100)])
     assert cache.frame_after(1, 0) is None
     assert cache.size == frame(0, 100).size
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 60), st.integers(1, 20)).map(lambda r: (r[0], r[0] + r[1])),
+        max_size=25,
+    )
+)
+def test_frame_cache_finds_a_frame_for_every_seq_some_frame_held(ranges) -> None:
+    """Whatever frames come, in whatever order: the entry after a seq is found exactly when a
+    frame added holds it, in a frame that does hold it; the size is what the frames held take."""
+    cache = FrameCache()
+    cache.add(1, [frame(after, through) for after, through in ranges])
+    held = {seq for after, through in ranges for seq in range(after + 1, through + 1)}
+    found = set()
+    for seq in range(0, 90):
+        got = cache.frame_after(1, seq)
+        if got is not None:
+            assert got.after <= seq < got.through
+            found.add(seq + 1)
+    assert found == held
+    log = cache._logs.get(1)
+    assert cache.size == (sum(f.size for f in log.frames.values()) if log else 0)
 
 
 # ---- pages read from the database
