@@ -15,7 +15,7 @@ from datetime import datetime
 from asgiref.sync import sync_to_async
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connection
-from django.db.models import BooleanField, F, Func, Q, QuerySet, Value
+from django.db.models import BooleanField, F, Func, Max, Min, Q, QuerySet, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import StrIndex
 
@@ -161,8 +161,9 @@ def search_log(*, execution_id: int, search: Search, after: int = 0, limit: int 
     """The seqs of the first ``limit`` matching entries after ``after``, in order, ``next``
     (the seq to search after for more, None when there are no more) and ``total``, the matches
     in the whole log. The database matches, the page is read in seq order and stops at
-    ``limit``, and the total is one COUNT; except a regular expression on SQLite, matched in
-    Python, which takes one pass for both (each pass calls Python once a line)."""
+    ``limit``, and the total is one COUNT (none when the page reached the end: a rare match
+    costs one pass); except a regular expression on SQLite, matched in Python, which takes one
+    pass for both (each pass calls Python once a line)."""
     limit = _limit(limit, SEARCH_LIMIT, SEARCH_MAX)
     matching = _matching(execution_id, search)
     try:
@@ -174,7 +175,10 @@ def search_log(*, execution_id: int, search: Search, after: int = 0, limit: int 
                 .order_by("seq")
                 .values_list("seq", flat=True)[: limit + 1]
             )
-            total = matching.count()
+            if len(seqs) > limit:
+                total = matching.count()
+            else:  # the page went to the end of the log: only what is before it is left to count
+                total = len(seqs) + (matching.filter(seq__lte=after).count() if after else 0)
     except DatabaseError as error:
         if not (search.regex and connection.vendor == "postgresql"):
             raise
@@ -203,7 +207,16 @@ def _matching(execution_id: int, search: Search) -> QuerySet[LogEntry]:
     if search.levels is not None:
         entries = entries.filter(level__in=sorted(search.levels))
     if search.scope is not None:
-        entries = entries.filter(_in_scopes(_subtree(execution_id, search.scope)))
+        scopes = _subtree(execution_id, search.scope)
+        # the scopes' lines lie between their first and last runs: only that range is read
+        bounds = LogRun.objects.filter(_in_scopes(scopes), execution_id=execution_id).aggregate(
+            first=Min("first_seq"), last=Max("last_seq")
+        )
+        if bounds["first"] is None:  # no line in them
+            entries = entries.none()
+        else:
+            lines = (bounds["first"], bounds["last"])
+            entries = entries.filter(_in_scopes(scopes), seq__range=lines)
     if not search.text:
         return entries
     if len(search.text) > PATTERN_MAX:
