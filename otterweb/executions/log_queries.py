@@ -159,13 +159,16 @@ def parse_levels(text: str | None) -> frozenset[int] | None:
 
 def search_log(*, execution_id: int, search: Search, after: int = 0, limit: int | None = None):
     """The seqs of the first ``limit`` matching entries after ``after``, in order, ``next``
-    (the seq to search after for more, None when there are no more) and ``total``, the matches
-    in the whole log. The database matches, the page is read in seq order and stops at
+    (the seq to search after for more, None when there are no more), ``total``, the matches
+    in the whole log, and ``last_seq``: the lines searched are those up to it. The database matches, the page is read in seq order and stops at
     ``limit``, and the total is one COUNT (none when the page reached the end: a rare match
     costs one pass); except a regular expression on SQLite, matched in Python, which takes one
     pass for both (each pass calls Python once a line)."""
     limit = _limit(limit, SEARCH_LIMIT, SEARCH_MAX)
-    matching = _matching(execution_id, search)
+    # the lines stored when the search starts, and no later one: a viewer of a running
+    # execution searches the lines after ``last_seq`` itself, as they arrive
+    last_seq = Execution.objects.filter(pk=execution_id).values_list("last_seq", flat=True)[0]
+    matching = _matching(execution_id, search).filter(seq__lte=last_seq)
     try:
         if search.regex and connection.vendor == "sqlite":
             seqs, total = _one_pass(matching, after, limit)
@@ -188,7 +191,12 @@ def search_log(*, execution_id: int, search: Search, after: int = 0, limit: int 
         ) from None
     more = len(seqs) > limit
     seqs = seqs[:limit]
-    return {"total": total, "seqs": seqs, "next": seqs[-1] if more else None}
+    return {
+        "total": total,
+        "seqs": seqs,
+        "next": seqs[-1] if more else None,
+        "last_seq": last_seq,
+    }
 
 
 def _one_pass(matching: QuerySet[LogEntry], after: int, limit: int) -> tuple[list[int], int]:

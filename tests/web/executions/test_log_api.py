@@ -187,6 +187,7 @@ def test_log_search_finds_text_ignoring_case_unless_asked(viewer, logged) -> Non
         "total": 2,
         "seqs": [5, 9],
         "next": None,
+        "last_seq": 9,
     }
     assert search(viewer, logged, q="checksum mismatch", case=1)["seqs"] == [9]
     if folds_beyond_ascii():
@@ -196,11 +197,23 @@ def test_log_search_finds_text_ignoring_case_unless_asked(viewer, logged) -> Non
 
 def test_log_search_pages_keep_the_total_of_the_whole_log(viewer, logged) -> None:
     first = search(viewer, logged, q="checksum", limit=1)
-    assert first == {"total": 2, "seqs": [5], "next": 5}
+    assert first == {"total": 2, "seqs": [5], "next": 5, "last_seq": 9}
     assert search(viewer, logged, q="checksum", limit=1, after=5) == {
         "total": 2,
         "seqs": [9],
         "next": None,
+        "last_seq": 9,
+    }
+
+
+def test_log_search_covers_the_lines_stored_when_it_started(viewer, logged) -> None:
+    """A line stored while a search runs is past its last_seq: the viewer searches it."""
+    Execution.objects.filter(pk=logged.pk).update(last_seq=7)  # as if 8 and 9 came later
+    assert search(viewer, logged, q="checksum") == {
+        "total": 1,
+        "seqs": [5],
+        "next": None,
+        "last_seq": 7,
     }
 
 
