@@ -1,9 +1,7 @@
-// An execution's live log, without a DOM: the messages of its websocket
-// (/ws/executions/<id>/?after=<seq>, otterweb/executions/events.py) and what the log viewer
-// makes of them. A line is drawn once (a reconnection asks for the seqs after the last one, and
-// any seq already drawn is dropped); a line whose scope has not arrived yet is drawn at the top
-// level and moved into its scope when that comes. The drawing itself is a `LogRenderer`'s: the
-// page's (viewer.ts) or a test's.
+// The messages of an execution's websocket (/ws/executions/<id>/?after=<seq>,
+// otterweb/executions/events.py) and small helpers about them: how a status and a scope read
+// for people, the socket's address, the close codes after which it is not reopened. What the
+// viewer makes of the lines is model.ts's.
 
 export interface WireEntry {
   seq: number;
@@ -43,61 +41,6 @@ export type LogMessage =
   | { type: "scope"; scopes: WireScope[] }
   | { type: "log"; entries: WireEntry[] }
   | { type: "complete"; last_seq: number };
-
-/** Draws what the feed decides; `S` is its handle of a drawn scope, `L` of a drawn line. */
-export interface LogRenderer<S, L> {
-  /** A new scope, in `parent` (the top level when null), in the order things happened. */
-  openScope(scope: WireScope, parent: S | null): S;
-  /** The scope's title and status, when it opens and whenever it changes. */
-  updateScope(drawn: S, scope: WireScope): void;
-  line(entry: WireEntry, parent: S | null): L;
-  /** A line drawn before its scope arrived, moved into it. */
-  move(line: L, into: S): void;
-}
-
-export class LogFeed<S, L> {
-  private readonly scopes = new Map<number, S>();
-  private readonly waiting = new Map<number, L[]>(); // scope id -> lines that came before it
-  private last = 0;
-
-  constructor(private readonly renderer: LogRenderer<S, L>) {}
-
-  /** The highest seq drawn: a reconnection asks for what comes after it. */
-  get lastSeq(): number {
-    return this.last;
-  }
-
-  scope(scope: WireScope): void {
-    let drawn = this.scopes.get(scope.scope_id);
-    if (drawn === undefined) {
-      drawn = this.renderer.openScope(scope, this.parentOf(scope.parent_id));
-      this.scopes.set(scope.scope_id, drawn);
-      for (const line of this.waiting.get(scope.scope_id) ?? []) this.renderer.move(line, drawn);
-      this.waiting.delete(scope.scope_id);
-    }
-    this.renderer.updateScope(drawn, scope);
-  }
-
-  /** Lines in seq order; those already drawn are dropped. Whether any was drawn. */
-  entries(entries: readonly WireEntry[]): boolean {
-    let drew = false;
-    for (const entry of entries) {
-      if (entry.seq <= this.last) continue;
-      this.last = entry.seq;
-      drew = true;
-      const id = entry.scope_id;
-      if (id !== null && id !== undefined && !this.scopes.has(id)) {
-        const line = this.renderer.line(entry, null); // shown at once, moved when its scope comes
-        this.waiting.set(id, [...(this.waiting.get(id) ?? []), line]);
-      } else this.renderer.line(entry, this.parentOf(id));
-    }
-    return drew;
-  }
-
-  private parentOf(id: number | null | undefined): S | null {
-    return id === null || id === undefined ? null : (this.scopes.get(id) ?? null);
-  }
-}
 
 /** A scope's title: its name, its status when it ended other than normal, how long it took,
  * or that it is still running. */

@@ -83,7 +83,7 @@ function drawLine(row: Extract<Row, { kind: "line" }>, reuse: HTMLElement | null
   time.hidden = look.times === "none";
   time.textContent = entry && look.times !== "none" ? formatTime(entry.time, look.times, look.origin) : "";
   if (!entry) {
-    text.textContent = "…";
+    text.textContent = ""; // not fetched yet (the style shows an ellipsis)
     text.removeAttribute("title");
     return element;
   }

@@ -25,7 +25,7 @@ function numbers(count: () => number) {
 function windowOf(source: WindowSource, extra: Partial<ConstructorParameters<typeof VirtualWindow>[2]> = {}) {
   const scroller = document.createElement("div");
   document.body.append(scroller);
-  const view = new VirtualWindow(scroller, source, { viewport: () => VIEW, overscan: 5, frame: (draw) => draw(), ...extra });
+  const view = new VirtualWindow(scroller, source, { rowHeight: 20, viewport: () => VIEW, overscan: 5, frame: (draw) => draw(), ...extra });
   return { scroller, view };
 }
 

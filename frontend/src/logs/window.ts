@@ -7,7 +7,7 @@
 // of scrolling moves more than a pixel of rows. When rows are added above what is on screen (a
 // scope higher up got lines) the first row on screen stays where it was (scroll anchoring).
 
-export const ROW_HEIGHT = 20;
+export const ROW_HEIGHT = 24; // WCAG 2.2 (target size): a header's button is at least 24 px high
 export const MAX_HEIGHT = 15_000_000;
 const OVERSCAN = 12;
 
@@ -67,11 +67,14 @@ export class VirtualWindow {
     this.options = options;
     this.rowHeight = options.rowHeight ?? ROW_HEIGHT;
     const document = scroller.ownerDocument;
+    // the rows are inside the spacer, which clips them: drawn rows beyond the last never make
+    // the scrolling area longer than the spacer
     this.spacer = document.createElement("div");
     this.spacer.className = "log-spacer";
     this.rows = document.createElement("div");
     this.rows.className = "log-rows";
-    scroller.append(this.spacer, this.rows);
+    this.spacer.append(this.rows);
+    scroller.append(this.spacer);
     scroller.addEventListener("scroll", () => this.scrolled(), { passive: true });
   }
 

@@ -1,30 +1,23 @@
-// The execution page: its log drawn live (logs/viewer.ts) into #log (data-execution, data-state,
-// data-mode), the state (#state) and the outcome badge (#status) kept up to date, the window
-// following the tail while #follow is checked, and Cancel (#cancel) gone once the run ended.
+// The execution page: its log in the virtual log viewer (logs/viewer.ts) in #log
+// (data-execution, data-state, data-mode, data-started), the state (#state) and the outcome
+// badge (#status) kept up to date while it runs, and Cancel (#cancel) gone once the run ended.
 
 import { showStatus, watchLog } from "../logs/viewer";
 
 const root = document.getElementById("log");
 if (root?.dataset.execution) {
   const data = root.dataset;
-  watchLog({
+  const watch = watchLog({
     root,
     execution: data.execution ?? "",
+    started: data.started || undefined,
     onStatus: (view) => showStatus(view, document.getElementById("state"), document.getElementById("status")),
-    onLines: () => {
-      const follow = document.getElementById("follow");
-      if (follow instanceof HTMLInputElement && follow.checked) window.scrollTo(0, document.body.scrollHeight);
-    },
     onComplete: () => {
       document.getElementById("cancel")?.remove();
       // drift is drawn by the server: show it once a collecting run has ended
       if (data.state !== "completed" && data.mode !== "execute") location.reload();
     },
-    onRefused: (reason) => {
-      const note = document.createElement("p");
-      note.className = "errors";
-      note.textContent = reason;
-      root.append(note);
-    },
   });
+  // for the browser tests and the benchmark
+  Object.assign(root, { otterLog: watch });
 }

@@ -143,19 +143,13 @@ export function mountRunBeside(options: RunBesideOptions): RunBeside | null {
     const state = made.querySelector<HTMLElement>("[data-run-state]");
     const badge = made.querySelector<HTMLElement>("[data-run-status]");
     const log = made.querySelector<HTMLElement>(".otter-run-log")!;
-    // follows the tail unless the user scrolled up to read
-    let atEnd = true;
-    log.addEventListener("scroll", () => {
-      atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
-    });
+    // the compact viewer follows the tail unless the user scrolled up to read
     watch = watchLog({
       root: log,
       execution: execution.id,
+      compact: true,
       connect: options.connect,
       onStatus: (view) => showStatus(view, state, badge),
-      onLines: () => {
-        if (atEnd) log.scrollTop = log.scrollHeight;
-      },
       onComplete: () => {
         const cancelButton = made.querySelector<HTMLElement>("[data-run-cancel]");
         if (cancelButton) {
