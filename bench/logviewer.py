@@ -94,9 +94,34 @@ LIMIT_S = 120  # --limit
 
 # Today's page (the DOM-per-line viewer of commit 9d4947c, the last before issue 12), measured
 # with `--page today --checkout <a worktree of 9d4947c> --lines 10000,100000,1000000 --runs 3`
-# on this 2-core machine on 2026-11-23, other work running beside it. Keyed by the figure's name,
-# then the number of lines; the live figures are of --rate 20000 --live-seconds 10.
-BEFORE: dict[str, dict[int, str]] = {}
+# on this 2-core machine on 2026-11-23, other work running beside it; medians of 3 runs (of 1
+# where it was given up). Keyed by the figure's name, then the number of lines (0: the live
+# execution, --rate 20000 --live-seconds 10, of which it got 13,917 lines/s). Its JS heap is
+# small because its lines are DOM nodes, outside V8's heap: the renderer's memory says more.
+BEFORE: dict[str, dict[int, str]] = {
+    "page interactive": {
+        10_000: "2,595 ms (all drawn; first line 1,618 ms)",
+        100_000: "16,762 ms (all drawn; first line 1,298 ms)",
+        1_000_000: "did not finish in 120 s (296,000 lines drawn by then)",
+    },
+    "JS heap (highest)": {
+        10_000: "1.9 MB (44,164 DOM nodes, renderer 219 MB)",
+        100_000: "2.5 MB (224,164 DOM nodes, renderer 438 MB)",
+        1_000_000: "2 MB when given up (622,228 DOM nodes, renderer 908 MB)",
+    },
+    "scroll top to bottom, frame p95": {
+        10_000: "16.8 ms (longest 33 ms)",
+        100_000: "33.4 ms (longest 100 ms)",
+        1_000_000: "not measured (never interactive)",
+    },
+    "search, first page of matches": {
+        10_000: "no search",
+        100_000: "no search",
+        1_000_000: "no search",
+    },
+    "live lag p99, following the tail": {0: "61,027 ms (p50 30,055 ms)"},
+    "live lag p99, with a search active": {0: "no search"},
+}
 
 # ---- figures --------------------------------------------------------------------------------
 
@@ -353,6 +378,7 @@ def finished(browser: Browser, execution: dict, figures: dict) -> None:
                 f" JS heap {used:,.0f} MB, {count:,} DOM nodes, renderer {resident:,.0f} MB"
             )
             figures["interactive"].append(None)
+            figures["first line"].append(seen["first"])
             figures["heap"].append(None)
             figures["given up"].append((seen["drawn"], used, count, resident))
             return
