@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lark import Token, Transformer
+from lark import Token, Transformer, Tree
 
 from engine import ast
 from engine.parser.comments import attach_argument_comments, attach_comments
@@ -64,10 +64,11 @@ class _Name:
 
 def _values(children: list[Any], what: str) -> list[Any]:
     """The non-token children of a comma-separated list, warning on a trailing comma."""
-    items = [child for child in children if not isinstance(child, Token)]
-    tokens = [child for child in children if isinstance(child, Token)]
-    commas = [t for t in tokens if t.type == "COMMA"]
-    if items and len(commas) >= len(items):
+    items = [child for child in children if type(child) is not Token]
+    if not items or len(children) < 2 * len(items):
+        return items  # fewer tokens than items, so fewer commas: none after the last item
+    commas = [child for child in children if type(child) is Token and child.type == "COMMA"]
+    if len(commas) >= len(items):
         current().report(
             token_span(commas[-1]),
             f"trailing comma after the last {what}",
@@ -79,6 +80,11 @@ def _values(children: list[Any], what: str) -> list[Any]:
 
 class Builder(Transformer):
     """Builds AST nodes as the LALR parser reduces rules (lark calls it inline)."""
+
+    # The rules without a method here (the helpers lark makes for ``*``, ``+`` and ``_rule``, a
+    # third of all reductions) become lark's trees, which their parent rule unpacks: built by
+    # Tree itself, without a method call in between.
+    __default__ = staticmethod(Tree)
 
     # scripts and blocks
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -11,8 +12,8 @@ from lark import Lark
 from lark.exceptions import UnexpectedEOF, UnexpectedInput
 
 from engine import ast
-from engine.errors import OtterSyntaxError
-from engine.limits import nesting_problem
+from engine.errors import Diagnostic, OtterSyntaxError
+from engine.limits import MAX_NESTING, nesting_problem
 from engine.parser.builder import Builder
 from engine.parser.comments import collect_comment
 from engine.parser.context import parsing
@@ -29,6 +30,12 @@ VALUE_RULES = {
     "default": "default_value",
 }
 START_RULES = ["start", "text_body", "condition", *VALUE_RULES.values()]
+
+# The characters that open a level of nesting in the text: a block's {; the ( of a call, a list,
+# a map or $( ); an index's [ or .key; a condition's !, &&, ||, == and !=.
+LEVEL_OPENERS = re.compile(r"[{(\[.!&|=]")
+# A statement with this many of them or fewer cannot nest past MAX_NESTING (see below).
+_FEW_OPENERS = (MAX_NESTING - 2) // 2
 
 
 def _lark(**options: Any) -> Lark:
@@ -71,6 +78,36 @@ def _parse_body(body: str) -> list[ast.ScalarPart]:
         return [ast.Text(value=body)]
 
 
+def _openers(text: str, start: int, end: int) -> int:
+    return len(LEVEL_OPENERS.findall(text, start, end))
+
+
+def _surely_shallow(result: Any, text: str, diagnostics: list[Diagnostic]) -> bool:
+    """Whether ``result``, parsed from ``text`` without errors, nests MAX_NESTING levels or fewer,
+    told from the text without walking the tree (the walk cost a tenth of a parse).
+
+    Below a statement, every level of nesting opens with a character of its own in the
+    statement's text (LEVEL_OPENERS: a statement inside a block with the block's ``{``, a call
+    with its ``(``...), but for the interpolation around an element followed by text
+    (``%item[Id] and more``): it shares the opener of the element inside it or, around a bare
+    ``@list``, is the last level of its branch. So a statement whose text holds n openers nests
+    at most 1 + 2n + 1 levels, and a lone value likewise; a statement shorter than n characters
+    holds fewer than n. A parse with errors is walked: its recovered nodes may stand where their
+    text does not."""
+    if any(diagnostic.is_error for diagnostic in diagnostics):
+        return False
+    if not isinstance(result, ast.Script):
+        return _openers(text, 0, len(text)) <= _FEW_OPENERS
+    for statement in result.body:
+        span = statement.span
+        if span is None:
+            return False
+        start, end = span.start, span.end
+        if end - start > _FEW_OPENERS and _openers(text, start, end) > _FEW_OPENERS:
+            return False
+    return True
+
+
 def _run(text: str, start: str, name: str) -> Any:
     if not isinstance(text, str):
         raise TypeError("OtterScript text must be a str")
@@ -78,7 +115,9 @@ def _run(text: str, start: str, name: str) -> Any:
     with parsing(text, _parse_body) as ctx:
         try:
             result = _build(text, start, on_error=recover)
-            problem = nesting_problem(result) if result is not None else None
+            problem = None
+            if result is not None and not _surely_shallow(result, text, ctx.diagnostics):
+                problem = nesting_problem(result)
             if problem is not None:
                 ctx.diagnostics.append(problem)
         except UnexpectedInput as error:

@@ -79,6 +79,20 @@ def test_parser_reports_nesting_past_the_limit_at_its_position(shape) -> None:
     assert (diagnostic.line, diagnostic.column) > (1, 1)
 
 
+def test_parser_counts_an_element_followed_by_text_as_two_levels() -> None:
+    """`%a[k] text` is an interpolation around an index: two levels for one `[`, which the
+    parser's count of the characters that open levels allows for before it skips the walk."""
+
+    def elements(brackets: int) -> str:
+        return "set $x = " + "%a[" * brackets + "k" + "] t" * brackets + ";"
+
+    within = (MAX_NESTING - 1) // 2  # the statement, and two levels per bracket
+    parse(elements(within))
+    with pytest.raises(OtterSyntaxError) as raised:
+        parse(elements(within + 1))
+    assert [d.code for d in raised.value.diagnostics] == ["nesting"]
+
+
 def test_parser_reports_nesting_past_python_s_recursion_limit_without_recursing() -> None:
     levels = RECURSION_LIMIT * 2
     with pytest.raises(OtterSyntaxError) as raised:
