@@ -45,14 +45,15 @@ class _IndexKey:
 @dataclass(slots=True)
 class _ArgList:
     arguments: list[ast.CallArgument]
-    open: Token
     close: Token
+    # Where the inside of the parentheses starts and ends: positions of the script itself, as an
+    # argument list never stands in a string's body.
+    start: int
+    end: int
 
     def commented(self) -> tuple[ast.CallArgument, ...]:
         """The arguments, given the comments inside the parentheses."""
-        return attach_argument_comments(
-            self.arguments, token_span(self.open).end, token_span(self.close).start
-        )
+        return attach_argument_comments(self.arguments, self.start, self.end)
 
 
 @dataclass(slots=True)
@@ -116,7 +117,7 @@ class Builder(Transformer):
 
     def arglist(self, children):
         arguments = _values(children[1:-1], "argument")
-        return _ArgList(arguments, children[0], children[-1])
+        return _ArgList(arguments, children[-1], children[0].end_pos, children[-1].start_pos)
 
     def named_argument(self, children):
         if len(children) == 2:
