@@ -24,7 +24,7 @@ from otterweb.executions.local_runs import may_run_locally, remove_work_folder, 
 from otterweb.executions.locks import lock_provider
 from otterweb.executions.models import Execution, LogEntry
 from otterweb.executions.publish import publish_batch, publish_complete, publish_status
-from otterweb.executions.sink import DatabaseLogSink
+from otterweb.executions.sink import DatabaseLogSink, StoredEntry, append_entries
 
 logger = logging.getLogger(__name__)
 
@@ -262,15 +262,16 @@ def close_execution(execution: Execution, message: str, *, status: str) -> None:
         .first()
         or 0
     )
-    LogEntry.objects.create(
-        execution=execution,
+    line = StoredEntry(
         seq=last + 1,
-        level=Level.ERROR,
+        scope_id=None,
+        level=int(Level.ERROR),
         message=message,
+        line=None,
         time=timezone.now(),
     )
+    append_entries(execution.pk, [line])  # with the log's counts and runs, as a sink stores
     execution.last_seq = last + 1
-    execution.save(update_fields=["last_seq"])
     execution.finish(status=status, drift=execution.drift, error=message)
     publish_status(execution)
     publish_complete(execution)

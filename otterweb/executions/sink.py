@@ -219,6 +219,21 @@ class StoredEntry(NamedTuple):
     time: datetime
 
 
+def append_entries(execution_id: int, entries: list[StoredEntry]) -> None:
+    """Store entries that no sink stores (the line the server adds to an execution it closes),
+    with the runs and counts a sink keeps: after every stored entry, in a transaction."""
+    last = (
+        LogRun.objects.filter(execution_id=execution_id)
+        .order_by("-first_seq")
+        .values_list("scope_id", "first_seq", "last_seq", "count")
+        .first()
+    )
+    with transaction.atomic():
+        _insert(execution_id, entries)
+        _store_runs(execution_id, entries, Run(*last) if last else None)
+        _count(execution_id, entries)
+
+
 class Run(NamedTuple):
     """A LogRun as the sink remembers the last one."""
 

@@ -12,7 +12,7 @@ from django.apps import apps
 
 from engine import Level, LogRecord, RunScope
 from otterweb.executions.models import Execution, LogEntry, LogRun, LogScope
-from otterweb.executions.runner import run_execution
+from otterweb.executions.runner import close_execution, run_execution
 from otterweb.executions.services import create_job
 from otterweb.executions.sink import DatabaseLogSink
 
@@ -124,7 +124,7 @@ def test_sink_runs_count_only_stored_lines_when_the_volume_limit_drops_some(here
     execution.refresh_from_db()
     expected_runs, scopes, total = recounted(execution)
     assert runs(execution) == expected_runs and counted(execution) == scopes
-    (scope_id, first, last, count), *_ = [r for r in expected_runs if r[0]]
+    (_, first, last, count), *_ = [r for r in expected_runs if r[0]]
     assert count < last - first + 1  # the dropped seqs are a gap inside the run
     assert execution.log_lines == total[0] < execution.last_seq
 
@@ -183,3 +183,17 @@ def test_migration_counts_logs_stored_before_the_sink_counted_them(here) -> None
         dict(LogScope.objects.filter(execution=execution).values_list("scope_id", "after_seq"))
         == after
     )
+
+
+def test_closing_line_of_an_execution_the_server_closes_is_counted_and_in_the_runs(here) -> None:
+    execution = create_job(script=NESTED, servers=["here"])
+    run_execution(execution.pk, worker="test")
+    Execution.objects.filter(pk=execution.pk).update(run_state=Execution.RunState.EXECUTING)
+    execution.refresh_from_db()
+    close_execution(execution, "The worker w stopped responding.", status="error")
+    execution.refresh_from_db()
+    expected_runs, scopes, total = recounted(execution)
+    assert total == (7, 1, 2) and expected_runs[-1] == (0, 7, 7, 1)
+    assert runs(execution) == expected_runs and counted(execution) == scopes
+    assert (execution.log_lines, execution.log_warnings, execution.log_errors) == total
+    assert execution.last_seq == 7
