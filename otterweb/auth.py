@@ -13,11 +13,15 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
 
-@database_sync_to_async
-def _user_for_token(key: str):
+def _token_user(key: str):
     from otterweb.accounts import tokens
 
     return tokens.user_for(key)
+
+
+# Off the one thread Django's sync code shares: API clients who connect together (a job just
+# started, bench/logs.py's late viewers) are looked up side by side, not one after another.
+_user_for_token = database_sync_to_async(_token_user, thread_sensitive=False)
 
 
 class TokenAuthMiddleware(BaseMiddleware):
