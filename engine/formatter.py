@@ -3,7 +3,8 @@
 Canonical form: 4-space indent, one statement per line, braces and argument-list parentheses on
 lines of their own as in Inedo's samples, descriptions and comments where they were, at most
 one blank line between statements. A string keeps the quoting its author chose where that is
-still valid, and otherwise takes the plainest form that reads back the same.
+still valid, and otherwise takes the plainest form that reads back the same; its escapes stay as
+written.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Literal
 
 from engine import ast
 from engine.limits import nesting_guard
+from engine.parser.strings import ESCAPES
 from engine.visitor import Visitor
 
 INDENT = "    "
@@ -42,6 +44,9 @@ NAME_CHAR = re.compile(r"[A-Za-z0-9_(]")
 DOT_KEY = re.compile(r"[A-Za-z0-9_]+\Z")
 SWIM = re.compile(r">(?P<fish>[^>\s]{0,5})>[\s\S]*?>(?P=fish)>(?!>)")
 SENTINELS = (">>", ">->", ">-->", ">--->", ">---->", ">----->", ">=>", ">==>", ">~~>", ">|>")
+# A text as the script writes it: an escape, a run of characters, or a grave that escapes nothing
+# (only in a tree made by hand).
+WRITTEN_PIECE = re.compile(r"`([^\n])|[^`]+|`")
 
 
 def format_script(script: ast.Script) -> str:
@@ -135,6 +140,55 @@ def _in_quotes() -> Iterator[None]:
         _IN_QUOTES.reset(token)
 
 
+# ---- text ---------------------------------------------------------------------------------------
+# A text the script writes with escapes (ast.Text.escaped) keeps them: an argument that is not
+# expanded reaches what takes it as written, so `<`%` in a template's Literal is no tag, and `"`
+# inside a tag no quote. Only the escapes the formatter makes anyway are written its way, as in
+# any text: `$ and `` always, `n `t `r as escapes or, in a swim string, as the characters. What
+# the formatter decides from a text (its quote, whether it may stand unquoted) it decides from
+# the characters outside the escapes it keeps, which the reader reads as escapes wherever they
+# stand.
+
+
+def _pieces(text: ast.Text) -> tuple[tuple[str, bool], ...]:
+    """The text in pieces: (characters, False), written as the quoting needs, or (an escape,
+    True), written as the script wrote it."""
+    if text.escaped is None:
+        return ((text.value, False),)
+    pieces: list[tuple[str, bool]] = []
+    bare: list[str] = []
+    for match in WRITTEN_PIECE.finditer(text.escaped):
+        char = match.group(1)
+        if char is None:
+            bare.append(match.group())
+        elif char in ESCAPES or char in "$`" or not char.isprintable():
+            bare.append(ESCAPES.get(char, char))
+        else:
+            if bare:
+                pieces.append(("".join(bare), False))
+                bare = []
+            pieces.append((match.group(), True))
+    if bare:
+        pieces.append(("".join(bare), False))
+    if "".join(piece[1:] if kept else piece for piece, kept in pieces) != text.value:
+        return ((text.value, False),)  # escapes that do not spell the text (a tree made by hand)
+    return tuple(pieces)
+
+
+def _bare(text: ast.Text) -> str:
+    """The characters of a text that are written unescaped unless the quoting needs it."""
+    if text.escaped is None:
+        return text.value
+    return "".join(piece for piece, kept in _pieces(text) if not kept)
+
+
+def _written(text: ast.Text, quote: str) -> str:
+    """A text as it is written in ``quote`` ("'", '"', "swim" or "implicit")."""
+    if text.escaped is None:
+        return _escape(text.value, quote)
+    return "".join(piece if kept else _escape(piece, quote) for piece, kept in _pieces(text))
+
+
 def _scalar(scalar: ast.Scalar, place: str, indent: int) -> str:
     parts = tuple(
         part for part in scalar.parts if not (isinstance(part, ast.Text) and not part.value)
@@ -149,7 +203,7 @@ def _scalar(scalar: ast.Scalar, place: str, indent: int) -> str:
         _IN_QUOTES.get()
         and not has_newline
         and any(
-            isinstance(part, ast.Text) and ("'" in part.value or '"' in part.value)
+            isinstance(part, ast.Text) and ("'" in _bare(part) or '"' in _bare(part))
             for part in parts
         )
     ):
@@ -179,7 +233,7 @@ def _quote_for(parts: tuple[ast.ScalarPart, ...], preferred: str, indent: int) -
     text reads better in it; never one that stands in an expansion (``$F("")``), which would end
     the string. None when no quote can (an expansion with a line break, or with both quotes)."""
     other = '"' if preferred == "'" else "'"
-    texts = "".join(part.value for part in parts if isinstance(part, ast.Text))
+    texts = "".join(_bare(part) for part in parts if isinstance(part, ast.Text))
     order = (other, preferred) if preferred in texts and other not in texts else (preferred, other)
 
     def expansions() -> str:
@@ -196,19 +250,20 @@ def _quote_for(parts: tuple[ast.ScalarPart, ...], preferred: str, indent: int) -
 
 def _implicit_ok(parts: tuple[ast.ScalarPart, ...], place: str) -> bool:
     first, last = parts[0], parts[-1]
-    if isinstance(first, ast.Text) and (
-        BAD_START.match(first.value)
-        or (place == "condition" and CONDITION_BAD_START.match(first.value))
-    ):
-        return False
+    if isinstance(first, ast.Text):
+        start = _written(first, "implicit")
+        if BAD_START.match(start) or (place == "condition" and CONDITION_BAD_START.match(start)):
+            return False
     if isinstance(last, ast.Text) and last.value[-1:].isspace():
         return False
     stopper = STOPPERS[place]
     for part in parts:
-        if isinstance(part, ast.Text) and (
-            stopper.search(part.value) or "\t" in part.value or COMMENT_INSIDE.search(part.value)
-        ):
-            return False
+        if isinstance(part, ast.Text):
+            for piece, kept in _pieces(part):
+                if not kept and (
+                    stopper.search(piece) or "\t" in piece or COMMENT_INSIDE.search(piece)
+                ):
+                    return False
     return True
 
 
@@ -219,10 +274,10 @@ def _parts(parts: tuple[ast.ScalarPart, ...], quote: str, indent: int) -> str:
     out: list[str] = []
     for position, part in enumerate(parts):
         if isinstance(part, ast.Text):
-            out.append(_escape(part.value, quote))
+            out.append(_written(part, quote))
         elif isinstance(part, ast.VariableRef):
             following = parts[position + 1] if position + 1 < len(parts) else None
-            glued = isinstance(following, ast.Text) and NAME_CHAR.match(following.value)
+            glued = isinstance(following, ast.Text) and NAME_CHAR.match(_written(following, quote))
             if SIMPLE_NAME.match(part.name) and not glued:
                 out.append(f"${part.name}")
             else:
