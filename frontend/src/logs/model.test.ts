@@ -100,15 +100,18 @@ describe("LogModel", () => {
     index.runs = [[0, 1, 12, 5]];
     model.loadIndex(index);
     const root = model.root;
-    expect(model.seqAt(root, 0)).toBe(-1);
+    expect([0, 1, 4].map((ordinal) => model.seqAt(root, ordinal))).toEqual([1, -1, 12]); // a run's ends are lines
+    expect([1, 12, 10].map((seq) => model.ordinalOf(seq))).toEqual([0, 4, -1]);
     expect(model.unresolved(root, 3)).toEqual({ run: 0, after: 0, until: 12, needed: 4 });
+    expect(model.scopeOf(5)).toBe(0); // not known yet: maybe a line
     model.resolve(0, [entry(1), entry(2), entry(3), entry(10, null, "error")]);
-    expect([0, 1, 2, 3, 4].map((ordinal) => model.seqAt(root, ordinal))).toEqual([1, 2, 3, 10, -1]);
-    expect(model.unresolved(root, 4)).toEqual({ run: 0, after: 10, until: 12, needed: 1 });
+    expect(model.scopeOf(5)).toBe(-1); // before the last seq learned, and not one of them
+    expect([0, 1, 2, 3, 4].map((ordinal) => model.seqAt(root, ordinal))).toEqual([1, 2, 3, 10, 12]);
+    expect(model.unresolved(root, 4)).toBeNull(); // the run's last line
     model.resolve(0, [entry(12, null, "error")]);
-    expect(model.unresolved(root, 4)).toBeNull();
     expect(model.ordinalOf(12)).toBe(4);
     expect(model.scopeOf(11)).toBe(-1); // a dropped seq is no line
+    expect(model.scopeOf(5)).toBe(-1);
   });
 
   test("test_log_model_seq_range_and_subtree_cover_descendants", () => {

@@ -272,7 +272,9 @@ export class LogModel {
     const run = this.runOf(seq);
     if (run < 0) return -1;
     const gapped = this.gapped.get(run);
-    if (gapped && gapped.known === gapped.seqs.length && !binaryHas(gapped.seqs, seq)) return -1;
+    // a seq among those learned (or before the last learned) that is not one of them was dropped
+    const learned = gapped && (gapped.known === gapped.seqs.length || (gapped.known > 0 && seq <= gapped.seqs[gapped.known - 1]));
+    if (gapped && learned && binaryIndex(gapped.seqs, gapped.known, seq) < 0) return -1;
     return this.runScope.get(run);
   }
 
@@ -285,7 +287,9 @@ export class LogModel {
     const index = node.runs.indexOf(run);
     let offset = seq - this.runFirst.get(run);
     const gapped = this.gapped.get(run);
-    if (gapped) {
+    // a run's first and last seqs are lines; those between are known once learned
+    if (gapped && seq === this.runLast.get(run)) offset = this.runCount.get(run) - 1;
+    else if (gapped && seq !== this.runFirst.get(run)) {
       offset = binaryIndex(gapped.seqs, gapped.known, seq);
       if (offset < 0) return -1;
     }
@@ -300,7 +304,8 @@ export class LogModel {
     const offset = ordinal - node.runOrdinals.get(index);
     if (offset >= this.runCount.get(run)) return -1;
     const gapped = this.gapped.get(run);
-    if (!gapped) return this.runFirst.get(run) + offset;
+    if (!gapped || offset === 0) return this.runFirst.get(run) + offset;
+    if (offset === this.runCount.get(run) - 1) return this.runLast.get(run);
     return offset < gapped.known ? gapped.seqs[offset] : -1;
   }
 
@@ -312,7 +317,7 @@ export class LogModel {
     const run = node.runs.get(index);
     const gapped = this.gapped.get(run);
     const offset = ordinal - node.runOrdinals.get(index);
-    if (!gapped || offset < gapped.known) return null;
+    if (!gapped || offset < gapped.known || offset === 0 || offset === this.runCount.get(run) - 1) return null;
     const after = gapped.known ? gapped.seqs[gapped.known - 1] : this.runFirst.get(run) - 1;
     return { run, after, until: this.runLast.get(run), needed: offset - gapped.known + 1 };
   }
@@ -477,6 +482,3 @@ function binaryIndex(values: Int32Array, length: number, value: number): number 
   return at >= 0 && values[at] === value ? at : -1;
 }
 
-function binaryHas(values: Int32Array, value: number): boolean {
-  return binaryIndex(values, values.length, value) >= 0;
-}

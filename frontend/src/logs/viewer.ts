@@ -80,6 +80,8 @@ export class LogViewer implements LogWatch {
   private loaded = false;
   /** A permalink's seq that has not arrived yet. */
   private pending = -1;
+  /** A line gone to whose row was not known yet (dropped lines before it in its run). */
+  private locating: { seq: number; asTarget: boolean } | null = null;
   /** Where next and previous go from: the line last gone to, until the user scrolls. */
   private cursor = -1;
   private problemLists: { all: Matches | null; errors: Matches | null } = { all: null, errors: null };
@@ -259,6 +261,9 @@ export class LogViewer implements LogWatch {
 
   /** The log changed: the rows on screen are drawn again at the next frame. */
   private changed(): void {
+    const locating = this.locating;
+    // its row is known now, or that it was dropped (then the next line)
+    if (locating && (this.layout.rowOfSeq(locating.seq) >= 0 || this.model.scopeOf(locating.seq) < 0)) this.goTo(locating.seq, locating.asTarget);
     this.window.generation++;
     this.requestDraw();
   }
@@ -307,6 +312,7 @@ export class LogViewer implements LogWatch {
 
   private userScrolled(atEnd: boolean, up: boolean): void {
     this.cursor = -1;
+    this.locating = null;
     if (this.following && up && !atEnd) this.setFollowing(false);
     else if (!this.following && atEnd && !up && this.options.compact) this.setFollowing(true);
   }
@@ -338,10 +344,13 @@ export class LogViewer implements LogWatch {
     }
     if (this.layout.reveal(line)) this.window.generation++;
     let row = this.layout.rowOfSeq(line);
+    this.locating = null;
     if (row < 0) {
-      // a run whose dropped lines are not known yet: its first line
+      // a run with dropped lines whose seqs are not known yet: its first line, until its lines
+      // are fetched (then here again)
       const run = this.model.runOf(line);
       if (run >= 0) row = this.layout.rowOfSeq(this.model.runFirst.get(run));
+      this.locating = { seq: line, asTarget };
     }
     if (asTarget) this.target = line;
     this.cursor = line;

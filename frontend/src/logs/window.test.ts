@@ -64,6 +64,19 @@ describe("VirtualWindow", () => {
     expect(Math.abs(offset + 5 * 20 - scroller.scrollTop)).toBeLessThan(20);
   });
 
+  test("test_virtual_window_scrolls_to_a_row_before_its_first_frame", () => {
+    // as a browser does: the scroll position stays within the content
+    const { scroller, view } = windowOf(numbers(() => 1000));
+    let top = 0;
+    Object.defineProperty(scroller, "scrollTop", {
+      get: () => top,
+      set: (value: number) => (top = Math.max(0, Math.min(value, (parseFloat(view.spacer.style.height) || 0) - VIEW))),
+    });
+    view.scrollToRow(500, "top");
+    expect(view.visible()[0]).toBe(500);
+    expect(shown(view)).toContain("row 500");
+  });
+
   test("test_virtual_window_draws_again_only_the_rows_that_came_on_screen", () => {
     const source = numbers(() => 1000);
     const { scroller, view } = windowOf(source);

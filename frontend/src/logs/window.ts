@@ -126,7 +126,8 @@ export class VirtualWindow {
   /** Scrolls so that `row` is on screen: at the top, in the middle, or only as far as needed. */
   scrollToRow(row: number, align: "top" | "center" | "nearest" = "center"): void {
     this.count = this.source.count();
-    const { ratio, view, virtualRange } = this.geometry();
+    const { ratio, view, virtualRange, height: spacer } = this.geometry();
+    this.spacer.style.height = `${spacer}px`; // first: the browser keeps scrollTop within it
     const height = this.rowHeight;
     let top = row * height;
     if (align === "center") top -= (view - height) / 2;
