@@ -47,7 +47,9 @@ How each is measured:
   frame's time less the line's stored time stamp (the engine's, when the run logged it), for
   every line the processes printed. A line never painted counts as infinitely late. With a
   search: the searched words set just before the lines start, and also noted, the lag of
-  the match count (#log-match-count's total) behind each matching line.
+  the match count (#log-match-count's total) behind each matching line. Also noted: how much of
+  the lag is delivery, measured the same way up to the websocket message that carries the line
+  reaching the page (a wrapper of WebSocket added before the page's scripts).
 """
 
 from __future__ import annotations
@@ -279,6 +281,26 @@ SEARCH = (
 }"""
 ).replace("AFTER_PAINT", AFTER_PAINT)
 
+# before the page's scripts: each log message its websockets receive, as (epoch ms, its last
+# seq), so that the lag can be split into delivery (to the page) and drawing
+WATCH_SOCKETS = """(() => {
+    const received = [];
+    window.__otterReceived = received;
+    const Socket = window.WebSocket;
+    window.WebSocket = class extends Socket {
+        constructor(...args) {
+            super(...args);
+            this.addEventListener("message", (event) => {
+                const text = typeof event.data === "string" ? event.data : "";
+                const at = text.lastIndexOf('"seq":');
+                if (!/^\{"type":\s*"log"/.test(text) || at < 0) return;
+                const seq = parseInt(text.slice(at + 6), 10);
+                received.push([performance.timeOrigin + performance.now(), seq]);
+            });
+        }
+    };
+})();"""
+
 # every frame, after paint: (epoch ms, the highest seq drawn or lines drawn, the match count)
 WATCH_LAG = """() => {
     const frames = [];
@@ -316,6 +338,7 @@ class Browser:
         context.add_init_script(
             WATCH_READY.replace("KIND", self.kind).replace("EXPECTED", str(expected or 1))
         )
+        context.add_init_script(WATCH_SOCKETS)
         page = context.new_page()
         log_in(page, self.site)
         cdp = context.new_cdp_session(page)
@@ -526,6 +549,9 @@ def live(browser: Browser, args, search: bool, figures: dict) -> None:
         figures["lag"].append(percentile(measured, 0.99))
         figures["lag p50"].append(percentile(measured, 0.5))
         figures["never"].append(sum(1 for x in measured if math.isinf(x)))
+        # delivery: the first message holding a line (or a later one) reached the page
+        received = [[at, seq, ""] for at, seq in page.evaluate("window.__otterReceived")]
+        figures["delivery"].append(percentile(lags(received, rows, "viewer"), 0.99))
         if search:
             figures["count lag"].append(percentile(count_lags(frames, rows), 0.99))
         progress(
@@ -609,14 +635,18 @@ def report_live(report: Report, plain: dict, searching: dict, args, kind: str) -
     report.note(f"achieved: {median(plain['rate']):,.0f} lines/s")
     report.figure("live lag p99, following the tail", plain["lag"], TARGET_LAG_P99_MS)
     never = median(plain["never"])
-    report.note(f"p50 {median(plain['lag p50']):,.0f} ms; lines never painted: {never:,.0f}")
+    report.note(
+        f"p50 {median(plain['lag p50']):,.0f} ms; lines never painted: {never:,.0f}; of the lag,"
+        f" delivery to the page (websocket message received) p99 {median(plain['delivery']):,.0f} ms"
+    )
     if kind == "today":
         report.absent("live lag p99, with a search active", "today's page has no search")
         return
     report.figure("live lag p99, with a search active", searching["lag"], TARGET_LAG_SEARCH_P99_MS)
     report.note(
         f"p50 {median(searching['lag p50']):,.0f} ms; the match count's lag p99"
-        f" {median(searching['count lag']):,.0f} ms"
+        f" {median(searching['count lag']):,.0f} ms; delivery p99"
+        f" {median(searching['delivery']):,.0f} ms"
     )
 
 
@@ -684,7 +714,7 @@ FINISHED_FIGURES = (
     *("frames p95", "frames max", "last row", "search", "search count", "search server"),
     "given up",
 )
-LIVE_FIGURES = ("rate", "lag", "lag p50", "never", "count lag")
+LIVE_FIGURES = ("rate", "lag", "lag p50", "never", "count lag", "delivery")
 
 if __name__ == "__main__":
     sys.exit(main())
