@@ -33,8 +33,6 @@ PYTHON = "/usr/bin/python3"  # as the local runs' own OS user: Debian's Python, 
 FINISHED_LINES = 30_000
 FINISHED_SCOPES = 150
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, services):
