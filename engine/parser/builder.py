@@ -11,7 +11,7 @@ from lark import Token, Transformer, Tree
 
 from engine import ast
 from engine.parser.comments import attach_argument_comments, attach_comments
-from engine.parser.context import cover, current, span_of, token_span
+from engine.parser.context import cover, current, token_span
 from engine.parser.strings import merge_text, scalar, scalar_parts
 from engine.spans import Span, span_at
 
@@ -166,7 +166,7 @@ class Builder(Transformer):
             name=name.name,
             positional=positional,
             arguments=arguments,
-            span=name.span.merge(span_of(last)) if name.span else None,
+            span=cover(name, last) if last is not None else name.span,
         )
 
     def call_stmt(self, children):
@@ -366,8 +366,7 @@ class Builder(Transformer):
     def condition(self, children):
         return children[0]
 
-    def scalar(self, children):
-        return scalar(children)
+    scalar = staticmethod(scalar)
 
     def element_text(self, children):
         element = children[0]

@@ -79,11 +79,13 @@ def parsing(text: str, parse_body: Callable[[str], list[ast.ScalarPart]]) -> Ite
         _local.context = previous
 
 
-_make_span = Span._make
+# Spans are made straight from their six numbers, the cheapest way to make a named tuple.
+_new_span = tuple.__new__
 
 
 def token_span(token: Token) -> Span:
-    span = _make_span(
+    span = _new_span(
+        Span,
         (
             token.start_pos,
             token.end_pos,
@@ -91,7 +93,7 @@ def token_span(token: Token) -> Span:
             token.column,
             token.end_line,
             token.end_column,
-        )
+        ),
     )
     base = _local.context.base
     return span if base is None else span.shifted(*base)
@@ -103,29 +105,41 @@ def placed(span: Span) -> Span:
     return span if base is None else span.shifted(*base)
 
 
-def span_of(item: Any) -> Span | None:
-    if type(item) is Token:
-        return token_span(item)
-    return getattr(item, "span", None)
-
-
 @overload
 def cover(first: Token, last: Token) -> Span: ...
 @overload
 def cover(first: Any, last: Any) -> Span | None: ...
 def cover(first: Any, last: Any) -> Span | None:
     """The span from the start of ``first`` to the end of ``last`` (tokens or nodes, in order)."""
-    if type(first) is Token and type(last) is Token and _local.context.base is None:
-        return _make_span(
-            (
-                first.start_pos,
-                last.end_pos,
-                first.line,
-                first.column,
-                last.end_line,
-                last.end_column,
-            )
-        )
+    if _local.context.base is None:
+        # the script itself, not a string's body (nearly every call): a token's positions are
+        # read as they are, without making the token's span first
+        if type(first) is Token:
+            if type(last) is Token:
+                return _new_span(
+                    Span,
+                    (
+                        first.start_pos,
+                        last.end_pos,
+                        first.line,
+                        first.column,
+                        last.end_line,
+                        last.end_column,
+                    ),
+                )
+            until = last.span
+            if until is not None:
+                return _new_span(
+                    Span,
+                    (first.start_pos, until[1], first.line, first.column, until[4], until[5]),
+                )
+        elif type(last) is Token:
+            since = first.span
+            if since is not None:
+                return _new_span(
+                    Span,
+                    (since[0], last.end_pos, since[2], since[3], last.end_line, last.end_column),
+                )
     start = token_span(first) if type(first) is Token else first.span
     end = token_span(last) if type(last) is Token else last.span
     if start is None or end is None:
