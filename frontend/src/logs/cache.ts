@@ -156,7 +156,7 @@ export class LineFetcher {
     for (let i = 0; i < keys.length; ) {
       const first = keys[i];
       let last = first;
-      while (i < keys.length && keys[i] - first < LINES_MAX / CHUNK && keys[i] - last <= perRequest) last = keys[i++];
+      while (i < keys.length && keys[i] - first < Math.floor(LINES_MAX / CHUNK) && keys[i] - last <= perRequest) last = keys[i++];
       // at least FETCH_LINES: the chunks after these (scrolling down is the usual way)
       if (last - first + 1 < perRequest) last = first + perRequest - 1;
       const after = Math.max(0, first * CHUNK - 1);

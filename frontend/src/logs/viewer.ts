@@ -57,6 +57,8 @@ export interface LogWatch {
 }
 
 const SEARCH_DELAY = 150;
+// how long scrolling stays still before the lines of a screen it jumped to are fetched
+const FETCH_PAUSE = 60;
 
 export class LogViewer implements LogWatch {
   readonly model = new LogModel();
@@ -87,7 +89,10 @@ export class LogViewer implements LogWatch {
   private problemLists: { all: Matches | null; errors: Matches | null } = { all: null, errors: null };
   private scheduled = false;
   private searchTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastFirst = 0;
+  private fetchTimer: ReturnType<typeof setTimeout> | undefined;
   private scopesListed = -1;
+  private scopesListedAt = -Infinity;
   /** Where the search started (it goes to the first match after it); -1 once it went. */
   private searchFrom = -1;
   private jumping = false;
@@ -197,6 +202,7 @@ export class LogViewer implements LogWatch {
     this.closed = true;
     this.connection?.close();
     clearTimeout(this.searchTimer);
+    clearTimeout(this.fetchTimer);
     for (const cleanup of this.cleanups) cleanup();
   }
 
@@ -276,7 +282,13 @@ export class LogViewer implements LogWatch {
       this.scheduled = false;
       if (this.following) this.window.scrollToEnd();
       else this.window.draw();
-      if (this.scopesListed !== this.model.scopes.size && this.document.activeElement !== this.controls?.scope) this.listScopes();
+      // the scope filter's choices, again when scopes opened (not while it is used, and at
+      // most every few seconds: a live log may open scopes by the hundred)
+      const now = performance.now();
+      if (this.scopesListed !== this.model.scopes.size && this.document.activeElement !== this.controls?.scope && now - this.scopesListedAt > 3000) {
+        this.scopesListedAt = now;
+        this.listScopes();
+      }
     });
   }
 
@@ -284,9 +296,24 @@ export class LogViewer implements LogWatch {
    * complete. */
   private drawn(first: number, last: number): void {
     if (!this.loaded) return;
+    // scrolled further than a screen since the last frame (a scrollbar dragged, a jump): the
+    // lines are fetched once it stops a moment, not for every screen it passes
+    const jumped = Math.abs(first - this.lastFirst) > last - first + 1;
+    this.lastFirst = first;
+    clearTimeout(this.fetchTimer);
+    if (jumped && this.ready) this.fetchTimer = setTimeout(() => this.fetchShown(), FETCH_PAUSE);
+    else this.fetchShown();
+    if (!this.ready && !this.window.rows.querySelector(".loading")) {
+      this.ready = true;
+      this.options.root.dataset.ready = "true";
+    }
+  }
+
+  /** Fetches what the rows drawn, and a screen more below, miss. */
+  private fetchShown(): void {
+    const { first, last } = this.window;
     const rows: Row[] = [];
     const seqs: number[] = [];
-    // the rows drawn and a screen more below, to have them before they are scrolled to
     const end = Math.min(this.layout.rowCount - 1, last + (last - first + 1));
     for (let row = first; row <= end; row++) {
       const at = this.layout.rowAt(row);
@@ -295,10 +322,6 @@ export class LogViewer implements LogWatch {
     }
     this.store.touch(seqs);
     if (!this.store.holdsAll || this.model.liveFrom) this.fetcher.want(rows);
-    if (!this.ready && !this.window.rows.querySelector(".loading")) {
-      this.ready = true;
-      this.options.root.dataset.ready = "true";
-    }
   }
 
   // ---- following the tail

@@ -9,7 +9,8 @@
 
 export const ROW_HEIGHT = 24; // WCAG 2.2 (target size): a header's button is at least 24 px high
 export const MAX_HEIGHT = 15_000_000;
-const OVERSCAN = 12;
+// rows drawn above and below the screen: few, since a scroll event draws at once
+const OVERSCAN = 8;
 
 export interface WindowSource {
   count(): number;
@@ -57,6 +58,9 @@ export class VirtualWindow {
   private lastTop = 0;
   private count = 0;
   private anchor: { key: string; row: number; offset: number } | null = null;
+  private view = -1;
+  /** The scroll position as last read or set (reading it after writing rows costs a layout). */
+  private top = 0;
   private readonly options: WindowOptions;
 
   constructor(
@@ -76,10 +80,22 @@ export class VirtualWindow {
     this.spacer.append(this.rows);
     scroller.append(this.spacer);
     scroller.addEventListener("scroll", () => this.scrolled(), { passive: true });
+    if (typeof ResizeObserver !== "undefined")
+      new ResizeObserver(() => {
+        const view = scroller.clientHeight;
+        if (view === this.view) return;
+        this.view = view;
+        this.schedule();
+      }).observe(scroller);
   }
 
+  /** The scroller's height on screen: read once, then kept up to date by a ResizeObserver
+   * (reading it in each frame, after rows were written, would make the browser lay out the page
+   * there and then). */
   get viewport(): number {
-    return this.options.viewport?.() ?? this.scroller.clientHeight;
+    if (this.options.viewport) return this.options.viewport();
+    if (this.view < 0) this.view = this.scroller.clientHeight;
+    return this.view;
   }
 
   /** Draws at the next frame (many calls, one frame). */
@@ -110,61 +126,59 @@ export class VirtualWindow {
   }
 
   /** The first row at least partly on screen, and the last. */
-  visible(): [number, number] {
+  visible(top = this.top): [number, number] {
     const { ratio, view } = this.geometry();
-    const top = this.scroller.scrollTop * ratio;
-    const first = Math.min(Math.floor(top / this.rowHeight), Math.max(0, this.count - 1));
-    const last = Math.min(this.count - 1, Math.floor((top + view - 1) / this.rowHeight));
+    const virtualTop = top * ratio;
+    const first = Math.min(Math.floor(virtualTop / this.rowHeight), Math.max(0, this.count - 1));
+    const last = Math.min(this.count - 1, Math.floor((virtualTop + view - 1) / this.rowHeight));
     return [first, last];
   }
 
-  atEnd(): boolean {
-    const scroller = this.scroller;
-    return scroller.scrollTop + this.viewport >= Math.min(this.count * this.rowHeight, this.options.maxHeight ?? MAX_HEIGHT) - 2;
+  atEnd(top = this.top): boolean {
+    return top + this.viewport >= Math.min(this.count * this.rowHeight, this.options.maxHeight ?? MAX_HEIGHT) - 2;
   }
 
   /** Scrolls so that `row` is on screen: at the top, in the middle, or only as far as needed. */
   scrollToRow(row: number, align: "top" | "center" | "nearest" = "center"): void {
     this.count = this.source.count();
     const { ratio, view, virtualRange, height: spacer } = this.geometry();
-    this.spacer.style.height = `${spacer}px`; // first: the browser keeps scrollTop within it
+    this.setHeight(spacer); // first: the browser keeps scrollTop within it
     const height = this.rowHeight;
     let top = row * height;
     if (align === "center") top -= (view - height) / 2;
     else if (align === "nearest") {
-      const current = this.scroller.scrollTop * ratio;
-      if (top >= current && top + height <= current + view) return this.draw();
+      const current = this.top * ratio;
+      if (top >= current && top + height <= current + view) return this.draw(this.top);
       if (top > current) top -= view - height;
     }
-    this.setTop(Math.max(0, Math.min(top, virtualRange)) / ratio);
-    this.draw();
+    this.draw(this.setTop(Math.max(0, Math.min(top, virtualRange)) / ratio));
   }
 
   scrollToEnd(): void {
     this.count = this.source.count();
     const { height, view } = this.geometry();
-    this.spacer.style.height = `${height}px`;
-    this.setTop(Math.max(0, height - view));
-    this.draw();
+    this.setHeight(height);
+    this.draw(this.setTop(Math.max(0, height - view)));
   }
 
-  /** Draws the rows on screen now. */
-  draw(): void {
+  /** Draws the rows on screen now (`top`: the scroll position, when the caller knows it). */
+  draw(top = this.scroller.scrollTop): void {
     const previous = this.count;
     this.count = this.source.count();
     const { height, ratio } = this.geometry();
-    if (this.spacer.style.height !== `${height}px`) this.spacer.style.height = `${height}px`;
-    if (this.count !== previous) this.keepAnchor(ratio);
+    this.setHeight(height);
+    this.top = top;
+    if (this.count !== previous) top = this.keepAnchor(ratio, top);
     const rowHeight = this.rowHeight;
-    const top = this.scroller.scrollTop;
     const virtualTop = top * ratio;
-    const [firstVisible, lastVisible] = this.visible();
+    const [firstVisible, lastVisible] = this.visible(top);
     const overscan = this.options.overscan ?? OVERSCAN;
     const first = Math.max(0, firstVisible - overscan);
     const last = Math.min(this.count - 1, lastVisible + overscan);
     // the first visible row's top, on the spacer: at scale 1 that is simply its row * height
     const offset = top - (virtualTop - firstVisible * rowHeight) - (firstVisible - first) * rowHeight;
-    this.rows.style.transform = `translateY(${Math.max(0, offset)}px)`;
+    const transform = `translateY(${Math.max(0, offset)}px)`;
+    if (this.rows.style.transform !== transform) this.rows.style.transform = transform;
 
     const next = new Map<string, Drawn>();
     const elements: HTMLElement[] = [];
@@ -188,7 +202,7 @@ export class VirtualWindow {
     if (children.length !== elements.length || elements.some((element, i) => children[i] !== element)) this.rows.replaceChildren(...elements);
     this.first = first;
     this.last = last;
-    this.lastTop = this.scroller.scrollTop;
+    this.lastTop = top;
     if (this.count && firstVisible <= lastVisible) {
       const key = keys[firstVisible - first];
       this.anchor = { key, row: firstVisible, offset: virtualTop - firstVisible * rowHeight };
@@ -196,20 +210,31 @@ export class VirtualWindow {
     this.options.onDrawn?.(first, last);
   }
 
-  /** The rows changed: the first row on screen stays where it was on screen. */
-  private keepAnchor(ratio: number): void {
-    const anchor = this.anchor;
-    if (!anchor || this.scroller.scrollTop <= 0 || !this.source.find) return;
-    const row = anchor.row < this.count && this.source.key(anchor.row) === anchor.key ? anchor.row : this.source.find(anchor.key);
-    if (row < 0) return;
-    const top = (row * this.rowHeight + anchor.offset) / ratio;
-    if (Math.abs(top - this.scroller.scrollTop) >= 1) this.setTop(top);
+  private setHeight(height: number): void {
+    const value = `${height}px`;
+    if (this.spacer.style.height !== value) this.spacer.style.height = value;
   }
 
-  private setTop(top: number): void {
-    this.scroller.scrollTop = top;
-    this.expected = this.scroller.scrollTop;
-    this.lastTop = this.expected;
+  /** The rows changed: the first row on screen stays where it was on screen. The scroll
+   * position then. */
+  private keepAnchor(ratio: number, top: number): number {
+    const anchor = this.anchor;
+    if (!anchor || top <= 0 || !this.source.find) return top;
+    const row = anchor.row < this.count && this.source.key(anchor.row) === anchor.key ? anchor.row : this.source.find(anchor.key);
+    if (row < 0) return top;
+    const anchored = (row * this.rowHeight + anchor.offset) / ratio;
+    return Math.abs(anchored - top) >= 1 ? this.setTop(anchored) : top;
+  }
+
+  /** Scrolls to `top` (kept within the rows, as the browser does); where that is. */
+  private setTop(top: number): number {
+    const highest = Math.max(0, parseFloat(this.spacer.style.height || "0") - this.viewport);
+    const kept = Math.max(0, Math.min(top, highest));
+    this.scroller.scrollTop = kept;
+    this.expected = kept;
+    this.lastTop = kept;
+    this.top = kept;
+    return kept;
   }
 
   private scrolled(): void {
@@ -218,7 +243,8 @@ export class VirtualWindow {
     this.expected = -1;
     const up = top < this.lastTop;
     this.lastTop = top;
-    if (!mine) this.options.onUserScroll?.(this.atEnd(), up);
-    this.draw();
+    this.top = top;
+    if (!mine) this.options.onUserScroll?.(this.atEnd(top), up);
+    this.draw(top);
   }
 }
