@@ -1,5 +1,6 @@
 """The execution page in a real browser: the live log arrives over the websocket (session
-authentication) and is drawn as a nested tree with levels and statuses."""
+authentication) and is drawn by the log viewer as a nested tree of scopes (headers with their
+counts, lines indented under them) with levels and statuses."""
 
 from __future__ import annotations
 
@@ -47,25 +48,36 @@ def test_execution_page_draws_the_live_log_as_a_nested_tree(site) -> None:
         assert (
             last_seq == 303
         )  # starting, the warning, 300 steps, broken (Log-Error does not throw)
-        page.wait_for_function(
-            "n => document.querySelectorAll('#log .entry').length >= n", arg=last_seq
-        )
-        assert page.locator("#log .entry").count() == last_seq
+        page.wait_for_selector("#log[data-connection=complete][data-ready=true]")
+        page.keyboard.press("Home")  # from the tail, followed while it ran, to the top
         assert page.locator("#status").text_content() == "Error"
         assert page.locator("#status").get_attribute("class") == "badge error"
-        deploy = page.locator("#log > details.scope")
-        assert deploy.locator("> summary").text_content().startswith("Deploy · ")
-        check = deploy.locator("> .scope-body > details.scope")
-        assert check.locator("> summary").text_content().startswith("Check · ")
-        assert check.locator(".entry.level-warning").text_content() == "disk almost full"
-        assert page.locator(".entry.level-error").first.text_content() == "broken"
-        assert check.locator(".entry").count() == 301
-        # in the order they happened: the line before the nested scope is drawn above it
-        children = deploy.locator("> .scope-body > *")
-        assert children.nth(0).text_content() == "starting"
-        assert children.nth(1).evaluate("e => e.tagName") == "DETAILS"
-        assert children.nth(2).text_content() == "broken"
-        # levels have their colours; a scope's status colours its title, not its lines
+        # scope headers count their lines with their descendants', nested one level a scope
+        deploy = page.locator("#log .log-scope", has_text="Deploy")
+        check = page.locator("#log .log-scope", has_text="Check")
+        assert deploy.get_attribute("aria-level") == "1"
+        assert check.get_attribute("aria-level") == "2"
+        counts = ".log-scope-counts"
+        assert deploy.locator(counts).text_content() == "303 lines · 1 warning · 1 error"
+        assert check.locator(counts).text_content() == "301 lines · 1 warning"
+        warning = page.locator("#log .log-line.level-warning")
+        assert warning.locator(".log-text").text_content() == "disk almost full"
+        assert warning.get_attribute("aria-level") == "3"
+        # in the order they happened: the line before the nested scope is drawn above it, the
+        # one after below its lines (Check collapsed to see both)
+        check.locator(".log-toggle").click()
+        page.wait_for_selector("#log .log-scope[aria-expanded=false]")
+        rows = page.locator("#log .log-rows > *")
+        texts = [
+            rows.nth(i).locator(".log-text, .log-scope-name").first.text_content()
+            for i in range(rows.count())
+        ]
+        assert texts == ["Deploy", "starting", "Check", "broken"]
+        assert page.locator("#log .log-line.level-error .log-text").text_content() == "broken"
+        # levels have their colours; a scope's status colours its header, not its lines
         colour = "e => getComputedStyle(e).color"
-        assert check.locator(".entry.level-warning").evaluate(colour) == "rgb(125, 82, 0)"  # --warn
-        assert check.locator(".entry").nth(1).evaluate(colour) == "rgb(31, 35, 40)"
+        check.locator(".log-toggle").click()
+        page.wait_for_selector("#log .log-line.level-warning")
+        assert warning.evaluate(colour) == "rgb(125, 82, 0)"  # --warn
+        step = page.locator("#log .log-line", has_text="step 1").first
+        assert step.evaluate(colour) == "rgb(31, 35, 40)"

@@ -201,7 +201,7 @@ def test_first_hour_from_login_to_a_job_template_run(site, tmp_path) -> None:
         assert re.search(r"/executions/\d+/$", page.url)
         walk.wait_for_state("completed")
         page.locator("#log .entry", has_text="deploying to web-eu-1").wait_for()
-        assert page.locator("#log details.scope", has_text="web-eu-1").count() >= 1
+        assert page.locator("#log .log-scope", has_text="web-eu-1").count() >= 1
         assert walk.status() == "Normal"
         walk.check("the execution")
 

@@ -218,6 +218,16 @@ describe("LogViewer", () => {
     expect(viewer.model.lines).toBe(1_000_000);
   });
 
+  test("test_log_viewer_says_a_run_ended_since_the_page_was_made", async () => {
+    const onStatus = vi.fn();
+    const onComplete = vi.fn();
+    mount({ fetcher: serving(finishedLog(10)).fetcher, onStatus, onComplete });
+    await settle();
+    expect(onStatus).toHaveBeenCalledWith({ runState: "completed", state: "Completed", outcome: "error", label: "Error" });
+    expect(onComplete).toHaveBeenCalledOnce();
+    expect(FakeSocket.made).toEqual([]);
+  });
+
   test("test_log_viewer_opens_a_permalink_at_its_line_with_its_scopes_expanded", async () => {
     history.replaceState(null, "", "/executions/7/#seq-5050");
     const { fetcher } = serving(finishedLog(10_000));

@@ -172,8 +172,11 @@ export class LogViewer implements LogWatch {
     this.loaded = true;
     this.listScopes();
     if (finished) {
+      // it may have ended since the page was made: say so as the websocket would have
       this.done = true;
       this.setState("complete");
+      this.options.onStatus?.(statusView({ type: "status", run_state: index!.run_state, status: index!.status, outcome: index!.outcome }));
+      this.options.onComplete?.();
     } else {
       if (this.hashTarget() < 0 && !this.options.compact) this.setFollowing(true);
       this.connection = new LogConnection({

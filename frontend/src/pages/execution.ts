@@ -11,7 +11,8 @@ if (root?.dataset.execution) {
     root,
     execution: data.execution ?? "",
     started: data.started || undefined,
-    onStatus: (view) => showStatus(view, document.getElementById("state"), document.getElementById("status")),
+    // a page made once the run ended says it all already (the outcome's label too)
+    onStatus: (view) => data.state !== "completed" && showStatus(view, document.getElementById("state"), document.getElementById("status")),
     onComplete: () => {
       document.getElementById("cancel")?.remove();
       // drift is drawn by the server: show it once a collecting run has ended
