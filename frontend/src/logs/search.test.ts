@@ -172,6 +172,21 @@ describe("Search on the server", () => {
     expect(search.describe()).toBe("3 of 4");
   });
 
+  test("test_search_on_the_server_cancels_the_search_a_new_query_replaces", async () => {
+    const { model, store } = held(3);
+    store.holdsAll = false;
+    const signals: AbortSignal[] = [];
+    const api = new LogApi(1, async (_url, init) => {
+      signals.push(init!.signal!);
+      return Response.json({ total: 0, seqs: [], next: null });
+    });
+    const search = new Search({ model, store, api, onChange: () => {} });
+    search.set(query({ q: "c" }));
+    search.set(query({ q: "checksum" }));
+    await settle();
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, false]);
+  });
+
   test("test_search_on_the_server_says_why_it_was_refused", async () => {
     const { model, store } = held(3);
     store.holdsAll = false;

@@ -149,12 +149,12 @@ export class Matches {
 }
 
 /** Server pages of a query as a Matches' head. */
-export function serverPages(api: LogApi, query: SearchQuery, tail: IntList, tailAfter: number, onPage?: (page: SearchPage) => void): Matches {
+export function serverPages(api: LogApi, query: SearchQuery, tail: IntList, tailAfter: number, signal?: AbortSignal, onPage?: (page: SearchPage) => void): Matches {
   let cursor: number | null = 0;
   let first = true;
   const matches: Matches = new Matches(tail, tailAfter, async () => {
     if (cursor === null) return false;
-    const page = await api.search(query, cursor, first ? FIRST_PAGE : NEXT_PAGES);
+    const page = await api.search(query, cursor, first ? FIRST_PAGE : NEXT_PAGES, signal);
     // the server searched what it had stored, which may be more than the browser had then:
     // lines it searched that arrive live are not counted again
     if (page.last_seq !== undefined) matches.tailAfter = Math.max(matches.tailAfter, page.last_seq);
@@ -198,6 +198,8 @@ export class Search {
   remote = false;
   private live = new IntList();
   private generation = 0;
+  /** Cancels the server's search of the query replaced (typing goes on). */
+  private controller: AbortController | null = null;
 
   constructor(private readonly options: SearchOptions) {}
 
@@ -208,6 +210,8 @@ export class Search {
   /** Starts searching for `query` (an empty one stops). */
   set(query: SearchQuery): void {
     this.generation++;
+    this.controller?.abort();
+    this.controller = null;
     this.current = -1;
     this.error = null;
     this.matcher = null;
@@ -228,7 +232,8 @@ export class Search {
     const generation = this.generation;
     this.remote = !(store.holdsAll && model.liveFrom === 0) && api !== null;
     if (this.remote) {
-      this.matches = serverPages(api!, query, this.live, model.lastSeq);
+      this.controller = new AbortController();
+      this.matches = serverPages(api!, query, this.live, model.lastSeq, this.controller.signal);
     } else {
       const scanned = model.lastSeq;
       let from = 1;

@@ -56,7 +56,7 @@ export interface LogWatch {
   readonly done: boolean;
 }
 
-const SEARCH_DELAY = 150;
+const SEARCH_DELAY = 100; // typing: the search waits this long after the last key
 // how long scrolling stays still before the lines of a screen it jumped to are fetched
 const FETCH_PAUSE = 60;
 
