@@ -21,6 +21,8 @@ export interface RowLook {
   marks(entry: WireEntry, shown: string): [number, number][] | null;
   currentMatch: number;
   target: number;
+  /** A line's permalink: #seq-N on the execution page, its address elsewhere. */
+  permalink(seq: number): string;
 }
 
 export function rowKey(row: Row): string {
@@ -72,7 +74,7 @@ function drawLine(row: Extract<Row, { kind: "line" }>, reuse: HTMLElement | null
   if (row.seq >= 0) {
     element.dataset.seq = String(row.seq);
     seqLink.textContent = String(row.seq);
-    seqLink.href = `#seq-${row.seq}`;
+    seqLink.href = look.permalink(row.seq);
     copy.setAttribute("aria-label", `Copy line ${row.seq}`);
   } else {
     delete element.dataset.seq;

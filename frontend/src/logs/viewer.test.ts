@@ -218,6 +218,24 @@ describe("LogViewer", () => {
     expect(viewer.model.lines).toBe(1_000_000);
   });
 
+  test("test_log_viewer_compact_has_rows_only_and_links_the_execution_page", async () => {
+    const viewer = mount({ compact: true, fetcher: serving({}).fetcher });
+    await settle();
+    expect(FakeSocket.made[0].url).toMatch(/\?after=0$/); // a new run: no index asked for
+    FakeSocket.made[0].say({ type: "log", entries: Array.from({ length: 100 }, (_, i) => entry(i + 1)) });
+    expect(root().querySelector("#log-search")).toBeNull();
+    expect(root().classList.contains("log-compact")).toBe(true);
+    expect(viewer.following).toBe(true);
+    expect(root().querySelector('.log-line[data-seq="100"] a')!.getAttribute("href")).toBe("/executions/7/#seq-100");
+    // scrolled up it stops following, scrolled back to the end it follows again
+    root().scrollTop -= 500;
+    root().dispatchEvent(new Event("scroll"));
+    expect(viewer.following).toBe(false);
+    root().scrollTop += 500;
+    root().dispatchEvent(new Event("scroll"));
+    expect(viewer.following).toBe(true);
+  });
+
   test("test_log_viewer_says_a_run_ended_since_the_page_was_made", async () => {
     const onStatus = vi.fn();
     const onComplete = vi.fn();

@@ -143,9 +143,8 @@ export class LogViewer implements LogWatch {
       this.changed();
     };
     this.listen();
-    const hash = /^#seq-(\d+)$/.exec(location.hash);
-    if (hash) this.pending = Number(hash[1]);
-    else if (options.compact) this.setFollowing(true);
+    if (options.compact) this.setFollowing(true);
+    else if (this.hashTarget() >= 0) this.pending = this.hashTarget();
   }
 
   // ---- loading
@@ -254,6 +253,8 @@ export class LogViewer implements LogWatch {
       get target() {
         return viewer.target;
       },
+      // the run panel's lines open the execution page there
+      permalink: this.options.compact ? (seq) => `/executions/${encodeURIComponent(String(this.options.execution))}/#seq-${seq}` : (seq) => `#seq-${seq}`,
     };
     return {
       count: () => (this.loaded ? this.layout.rowCount : 0),
@@ -399,8 +400,10 @@ export class LogViewer implements LogWatch {
         this.goToPending();
       }
     };
-    window.addEventListener("hashchange", onHash);
-    this.cleanups.push(() => window.removeEventListener("hashchange", onHash));
+    if (!this.options.compact) {
+      window.addEventListener("hashchange", onHash);
+      this.cleanups.push(() => window.removeEventListener("hashchange", onHash));
+    }
     on(this.options.compact ? this.scroller : this.document, "keydown", (event) => this.key(event as KeyboardEvent));
     const controls = this.controls;
     if (!controls) return;
