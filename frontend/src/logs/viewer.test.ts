@@ -236,6 +236,29 @@ describe("LogViewer", () => {
     expect(viewer.following).toBe(true);
   });
 
+  test("test_log_viewer_of_a_long_running_log_starts_from_the_index_and_goes_on_live", async () => {
+    const log = finishedLog(250_000); // more than the browser holds live
+    log.index.run_state = "executing";
+    const { fetcher, asked } = serving(log);
+    const viewer = mount({ fetcher });
+    await settle();
+    const socket = FakeSocket.made[0];
+    expect(socket.url).toMatch(/\?after=250000$/); // the tail only
+    expect(viewer.following).toBe(true);
+    expect(asked.filter((request) => request.startsWith("lines/")).length).toBe(1); // the screen at the end
+    expect(seqsShown().at(-1)).toBe(249_999);
+    socket.say({ type: "log", entries: [entry(250_001), entry(250_002, null, "information", "needle")] });
+    expect(seqsShown().at(-1)).toBe(250_002);
+    expect(viewer.model.lines).toBe(250_002);
+    // search: on the server (the browser does not hold every line), and here for what comes
+    const input = root().querySelector<HTMLInputElement>("#log-search")!;
+    input.value = "needle";
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+    await settle();
+    expect(root().dataset.search).toBe("server");
+    expect(asked.some((request) => request.startsWith("search/?q=needle"))).toBe(true);
+  });
+
   test("test_log_viewer_says_a_run_ended_since_the_page_was_made", async () => {
     const onStatus = vi.fn();
     const onComplete = vi.fn();
