@@ -283,7 +283,7 @@ SEARCH = (
 
 # before the page's scripts: each log message its websockets receive, as (epoch ms, its last
 # seq), so that the lag can be split into delivery (to the page) and drawing
-WATCH_SOCKETS = """(() => {
+WATCH_SOCKETS = r"""(() => {
     const received = [];
     window.__otterReceived = received;
     const Socket = window.WebSocket;
@@ -516,11 +516,19 @@ def live(browser: Browser, args, search: bool, figures: dict) -> None:
         execution = site.api(
             "POST", "/api/executions/", {"script": script, "servers": ["localhost"]}
         )
+        posted = time.monotonic()
         page.goto(f"{site.base}/executions/{execution['id']}/")
         if browser.kind == "viewer":
-            page.wait_for_selector("#log[data-ready=true][data-connection=live]")
+            # live; or already complete when the page took longer than the run (a busy machine)
+            page.wait_for_selector(
+                "#log[data-ready=true]:is([data-connection=live], [data-connection=complete])",
+                timeout=LIMIT_S * 1000,
+            )
+            if page.get_attribute("#log", "data-connection") != "live":
+                progress("the page connected after the run had ended: its lag is the backlog's")
         else:
-            page.wait_for_selector("#log .entry")
+            page.wait_for_selector("#log .entry", timeout=LIMIT_S * 1000)
+        progress(f"the page watches {time.monotonic() - posted:,.1f} s after the run was started")
         if search:
             page.fill("#log-search", NEEDLE)
         page.evaluate(WATCH_LAG)
