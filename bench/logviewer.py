@@ -6,7 +6,7 @@ with a search active).
 
 Run: .venv/bin/python bench/logviewer.py [--runs 3] [--lines 1000000] [--scopes 2000]
                                          [--rate 20000] [--live-seconds 10] [--limit 120]
-                                         [--page viewer|today] [--checkout PATH]
+                                         [--page viewer|today] [--checkout PATH] [--skip-live]
 
 Each figure is the median of --runs runs, printed beside its target (ok or MISSED; the exit
 status is 1 when one is missed) and beside today's page: the figures of the page before issue
@@ -50,6 +50,18 @@ How each is measured:
   the match count (#log-match-count's total) behind each matching line. Also noted: how much of
   the lag is delivery, measured the same way up to the websocket message that carries the line
   reaching the page (a wrapper of WebSocket added before the page's scripts).
+
+Measured on 2026-11-23 (commit 5940169, the machine otherwise quiet), 3 runs, against today's
+page (BEFORE):
+    page interactive, 1,000,000 lines      362 ms     (did not finish in 120 s)
+    JS heap                                4.2 MB     (renderer 180 MB; today's: 1,589 MB, unfinished)
+    scroll, frame p95                      16.7 ms    (never interactive)
+    search, first page of matches          483 ms     (no search)
+    live at 18,500 lines/s, lag p99        123 ms     (25,703 ms)
+    the same with a search active          162 ms     (no search)
+With other work keeping both cores busy (load 4), the same code's live lag p99 was 2 to 7 s,
+nearly all of it delivery (the server, the browser and the printing processes share the two
+cores), scroll frames p95 33 to 50 ms and the search 950 ms: run it on a quiet machine.
 """
 
 from __future__ import annotations
@@ -96,24 +108,26 @@ LIMIT_S = 120  # --limit
 
 # Today's page (the DOM-per-line viewer of commit 9d4947c, the last before issue 12), measured
 # with `--page today --checkout <a worktree of 9d4947c> --lines 10000,100000,1000000 --runs 3`
-# on this 2-core machine on 2026-11-23, other work running beside it; medians of 3 runs (of 1
-# where it was given up). Keyed by the figure's name, then the number of lines (0: the live
-# execution, --rate 20000 --live-seconds 10, of which it got 13,917 lines/s). Its JS heap is
-# small because its lines are DOM nodes, outside V8's heap: the renderer's memory says more.
+# on this 2-core machine on 2026-11-23 while it was otherwise quiet (load under 1), as the new
+# viewer's figures were; medians of 3 runs (1 where it was given up). Keyed by the figure's name,
+# then the number of lines (0: the live execution, --rate 20000 --live-seconds 10, of which it
+# got 16,621 lines/s). Its JS heap is small because its lines are DOM nodes, outside V8's heap:
+# the renderer's memory says more. Its live lag is nearly all "delivery": the page's main thread,
+# busy adding nodes, takes the websocket's messages late.
 BEFORE: dict[str, dict[int, str]] = {
     "page interactive": {
-        10_000: "2,595 ms (all drawn; first line 1,618 ms)",
-        100_000: "16,762 ms (all drawn; first line 1,298 ms)",
-        1_000_000: "did not finish in 120 s (296,000 lines drawn by then)",
+        10_000: "1,431 ms (all drawn; first line 856 ms)",
+        100_000: "8,435 ms (all drawn; first line 668 ms)",
+        1_000_000: "did not finish in 120 s (580,000 lines drawn by then)",
     },
     "JS heap (highest)": {
-        10_000: "1.9 MB (44,164 DOM nodes, renderer 219 MB)",
-        100_000: "2.5 MB (224,164 DOM nodes, renderer 438 MB)",
-        1_000_000: "2 MB when given up (622,228 DOM nodes, renderer 908 MB)",
+        10_000: "1.9 MB (44,164 DOM nodes, renderer 222 MB)",
+        100_000: "2.5 MB (224,164 DOM nodes, renderer 444 MB)",
+        1_000_000: "4 MB when given up (1,188,164 DOM nodes, renderer 1,589 MB)",
     },
     "scroll top to bottom, frame p95": {
-        10_000: "16.8 ms (longest 33 ms)",
-        100_000: "33.4 ms (longest 100 ms)",
+        10_000: "16.7 ms (longest 17 ms)",
+        100_000: "16.7 ms (longest 17 ms)",
         1_000_000: "not measured (never interactive)",
     },
     "search, first page of matches": {
@@ -121,7 +135,7 @@ BEFORE: dict[str, dict[int, str]] = {
         100_000: "no search",
         1_000_000: "no search",
     },
-    "live lag p99, following the tail": {0: "61,027 ms (p50 30,055 ms)"},
+    "live lag p99, following the tail": {0: "25,703 ms (p50 13,591 ms)"},
     "live lag p99, with a search active": {0: "no search"},
 }
 
