@@ -88,6 +88,42 @@ def test_api_refuses_lone_surrogates_in_every_field_before_anything_is_made(
     assert admin.get("/api/executions/").status_code == 200
 
 
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/servers/", '{"name": "web\\u0000"}'),
+        ("/api/variables/", '{"name": "Port", "value": "80\\u0000"}'),
+        ("/api/executions/", '{"script": "Log-Information \\u0000;", "servers": ["here"]}'),
+    ],
+)
+def test_api_refuses_nul_characters_in_fields_before_anything_is_made(admin, path, body) -> None:
+    counts = [model.objects.count() for model in (Execution, Variable, Server)]
+    answer = admin.post(path, body, content_type="application/json")
+    assert answer.status_code == 400, answer.content
+    assert [model.objects.count() for model in (Execution, Variable, Server)] == counts
+
+
+@pytest.mark.parametrize(
+    ("method", "url"),
+    [
+        ("delete", "/api/credentials/%00/"),
+        ("get", "/api/servers/web%00/"),
+        ("get", "/api/executions/?status=%00"),
+        ("get", "/api/servers/?x%00=1"),
+    ],
+)
+def test_api_addresses_with_a_nul_character_are_400_naming_it(admin, method, url) -> None:
+    answer = getattr(admin, method)(url)
+    assert answer.status_code == 400
+    assert "NUL character" in answer.json()["detail"]
+
+
+def test_pages_with_a_nul_character_in_the_address_are_400(client) -> None:
+    answer = client.get("/inventory/servers/web%00/")
+    assert answer.status_code == 400
+    assert b"NUL character" in answer.content
+
+
 # ---- query parameters ---------------------------------------------------------------------
 
 
