@@ -38,3 +38,20 @@ def services() -> dict[str, str]:
     from tests.e2e.serving import services
 
     return services()
+
+
+@pytest.fixture(scope="session")
+def sshd():
+    """Three real OpenSSH servers on 127.0.0.1 (tests/sshd.py), for the session. Fails, never
+    skips, when sshd is missing (scripts/services start installs it)."""
+    import shutil
+    import tempfile
+
+    from tests.sshd import SshdCluster
+
+    folder = tempfile.mkdtemp(prefix="otterweb-sshd-")
+    try:
+        with SshdCluster(3, folder) as cluster:
+            yield cluster
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
