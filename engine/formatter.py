@@ -277,11 +277,11 @@ def _parts(parts: tuple[ast.ScalarPart, ...], quote: str, indent: int) -> str:
             out.append(_written(part, quote))
         elif isinstance(part, ast.VariableRef):
             following = parts[position + 1] if position + 1 < len(parts) else None
-            glued = isinstance(following, ast.Text) and NAME_CHAR.match(_written(following, quote))
-            if SIMPLE_NAME.match(part.name) and not glued:
-                out.append(f"${part.name}")
-            else:
-                out.append(f"${{{part.name}}}")
+            out.append(
+                variable_written(
+                    part, _written(following, quote) if isinstance(following, ast.Text) else ""
+                )
+            )
         elif isinstance(part, ast.FunctionCall):
             out.append(_call(part, indent))
         elif isinstance(part, ast.Interpolation):
@@ -289,6 +289,14 @@ def _parts(parts: tuple[ast.ScalarPart, ...], quote: str, indent: int) -> str:
         else:  # pragma: no cover - the AST allows nothing else
             raise TypeError(f"not a scalar part: {type(part).__name__}")
     return "".join(out)
+
+
+def variable_written(variable: ast.VariableRef, following: str) -> str:
+    """``$name``, or ``${name}`` when the name is not a simple one or the text written after it
+    (``following``) would read as more of it."""
+    if SIMPLE_NAME.match(variable.name) and not NAME_CHAR.match(following):
+        return f"${variable.name}"
+    return f"${{{variable.name}}}"
 
 
 def _escape(text: str, quote: str) -> str:

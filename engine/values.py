@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TypeAlias, overload
 
 from engine import ast
-from engine.formatter import format_expression
+from engine.formatter import format_expression, variable_written
 from engine.parser import parse_expression
 
 Value: TypeAlias = str | list | dict
@@ -73,12 +73,24 @@ def as_written(expression: ast.Expression, *, keep_escapes: bool = False) -> str
     expanded (DisableVariableExpansion) because what takes it expands it later (a template)."""
     if not isinstance(expression, ast.Scalar):
         return format_expression(expression, "line")
-    return "".join(
-        (part.written if keep_escapes else part.value)
-        if isinstance(part, ast.Text)
-        else format_expression(ast.Scalar(parts=(part,)), "line")
-        for part in expression.parts
-    )
+
+    def text(part: ast.ScalarPart) -> str:
+        assert isinstance(part, ast.Text)
+        return part.written if keep_escapes else part.value
+
+    parts = expression.parts
+    out = []
+    for position, part in enumerate(parts):
+        if isinstance(part, ast.Text):
+            out.append(text(part))
+        elif isinstance(part, ast.VariableRef):
+            following = parts[position + 1] if position + 1 < len(parts) else None
+            out.append(
+                variable_written(part, text(following) if isinstance(following, ast.Text) else "")
+            )
+        else:
+            out.append(format_expression(ast.Scalar(parts=(part,)), "line"))
+    return "".join(out)
 
 
 def literal_value(text: str) -> Value:

@@ -17,6 +17,10 @@ from engine.values import as_written, literal_value
         ("costs `$5", "costs $5"),
         ("@(a, $b)", "@(a, $b)"),
         ("%(k: $v)", "%(k: $v)"),
+        # braces where the text after a variable would read as more of its name
+        ("${a}q", "${a}q"),
+        ("x${b}_c ${b} d", "x${b}_c $b d"),
+        ("${a}.txt", "$a.txt"),
     ],
 )
 def test_as_written_keeps_expansions_unexpanded(text: str, written: str) -> None:
