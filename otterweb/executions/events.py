@@ -161,23 +161,21 @@ def log_frames(entries: Sequence[LogEntry | StoredEntry]) -> list[LogFrame]:
     ]
 
 
-def scope_message(scopes: Sequence[LogScope]) -> ScopeMessage:
+def wire_scope(scope: LogScope) -> WireScope:
     return {
-        "type": "scope",
-        "scopes": [
-            {
-                "scope_id": s.scope_id,
-                "parent_id": s.parent_id,
-                "name": s.name,
-                "line": s.line,
-                "status": s.status,
-                "started": s.started.isoformat(),
-                "ended": s.ended.isoformat() if s.ended else None,
-                "after_seq": s.after_seq,
-            }
-            for s in scopes
-        ],
+        "scope_id": scope.scope_id,
+        "parent_id": scope.parent_id,
+        "name": scope.name,
+        "line": scope.line,
+        "status": scope.status,
+        "started": scope.started.isoformat(),
+        "ended": scope.ended.isoformat() if scope.ended else None,
+        "after_seq": scope.after_seq,
     }
+
+
+def scope_message(scopes: Sequence[LogScope]) -> ScopeMessage:
+    return {"type": "scope", "scopes": [wire_scope(s) for s in scopes]}
 
 
 def status_message(execution: Execution) -> StatusMessage:

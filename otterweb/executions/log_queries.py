@@ -20,7 +20,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import StrIndex
 
 from engine import Level
-from otterweb.executions.events import LEVEL_NAMES
+from otterweb.executions.events import LEVEL_NAMES, wire_scope
 from otterweb.executions.models import Execution, LogEntry, LogRun, LogScope
 
 # what ?levels= takes: the wire's names, and "info" for short
@@ -73,14 +73,7 @@ def log_index(*, execution_id: int) -> dict:
         lines[scope_id] = lines.get(scope_id, 0) + count
     scopes = [
         {
-            "scope_id": s.scope_id,
-            "parent_id": s.parent_id,
-            "name": s.name,
-            "line": s.line,
-            "status": s.status,
-            "started": s.started.isoformat(),
-            "ended": s.ended.isoformat() if s.ended else None,
-            "after_seq": s.after_seq,
+            **wire_scope(s),
             "lines": lines.get(s.scope_id, 0),
             "warnings": s.warnings,
             "errors": s.errors,

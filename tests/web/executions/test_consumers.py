@@ -16,36 +16,17 @@ from django.utils import timezone
 from otterweb.accounts import tokens
 from otterweb.asgi import application
 from otterweb.executions import publish
-from otterweb.executions.consumers import ExecutionLogConsumer
-from otterweb.executions.frame_cache import frame_cache
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
+from tests.web.executions.sockets import communicator
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("here")]
-
-
-@pytest.fixture(autouse=True)
-def no_cached_frames():
-    """Each test's executions start with nothing cached (a flushed test database gives ids out
-    again)."""
-    frame_cache.clear()
-    yield
-    frame_cache.clear()
 
 
 @pytest.fixture
 def viewer(user_with):
     return user_with("executions.view_execution", username="watcher")
-
-
-def communicator(execution_id: int, user, after: int | None = None) -> WebsocketCommunicator:
-    path = f"/ws/executions/{execution_id}/" + (f"?after={after}" if after is not None else "")
-    connection = WebsocketCommunicator(ExecutionLogConsumer.as_asgi(), path)
-    connection.scope["user"] = user
-    connection.scope["url_route"] = {"kwargs": {"execution_id": execution_id}}
-    connection.scope["query_string"] = path.partition("?")[2].encode()
-    return connection
 
 
 def store(execution, *seqs: int) -> list[LogEntry]:

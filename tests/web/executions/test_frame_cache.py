@@ -18,12 +18,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from otterweb.executions import publish
-from otterweb.executions.consumers import ExecutionLogConsumer
 from otterweb.executions.events import batch_event, group_name
 from otterweb.executions.frame_cache import CachedFrame, FrameCache, frame_cache, read_page
 from otterweb.executions.models import Execution, LogEntry
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
+from tests.web.executions.sockets import communicator
 
 
 def frame(after: int, through: int, text: str = "x", scope: int = 0) -> CachedFrame:
@@ -225,27 +225,9 @@ async def test_frame_cache_keeps_no_page_of_a_finished_execution_unless_held(exe
 # ---- consumers
 
 
-@pytest.fixture(autouse=True)
-def no_cached_frames():
-    """Each test's executions start with nothing cached (a flushed test database gives ids out
-    again)."""
-    frame_cache.clear()
-    yield
-    frame_cache.clear()
-
-
 @pytest.fixture
 def viewer(user_with):
     return user_with("executions.view_execution", username="watcher")
-
-
-def communicator(execution_id: int, user, after: int = 0) -> WebsocketCommunicator:
-    path = f"/ws/executions/{execution_id}/?after={after}"
-    connection = WebsocketCommunicator(ExecutionLogConsumer.as_asgi(), path)
-    connection.scope["user"] = user
-    connection.scope["url_route"] = {"kwargs": {"execution_id": execution_id}}
-    connection.scope["query_string"] = f"after={after}".encode()
-    return connection
 
 
 async def received(connection: WebsocketCommunicator, until: int) -> list[int]:
