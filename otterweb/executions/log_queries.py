@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
 from asgiref.sync import sync_to_async
 from django.core.exceptions import ValidationError
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, transaction
 from django.db.models import BooleanField, F, Func, Max, Min, Q, QuerySet, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import StrIndex
@@ -36,6 +37,9 @@ SCOPES_AS_PARAMETERS = 1000
 # A regular expression whose plain text has a run this long is first narrowed by that text in
 # the database (LIKE), so only the rows holding it are matched in Python (SQLite).
 LITERAL_MIN = 3
+# A search (a regular expression that backtracks, over a million lines) is stopped after this
+# long, so that one request cannot hold a database connection, or SQLite's one writer, for good.
+SEARCH_SECONDS = 10.0
 
 ENTRY_FIELDS = ("seq", "scope_id", "level", "message", "line", "time")
 
@@ -153,29 +157,30 @@ def parse_levels(text: str | None) -> frozenset[int] | None:
 def search_log(*, execution_id: int, search: Search, after: int = 0, limit: int | None = None):
     """The seqs of the first ``limit`` matching entries after ``after``, in order, ``next``
     (the seq to search after for more, None when there are no more), ``total``, the matches
-    in the whole log, and ``last_seq``: the lines searched are those up to it. The database matches, the page is read in seq order and stops at
-    ``limit``, and the total is one COUNT (none when the page reached the end: a rare match
-    costs one pass); except a regular expression on SQLite, matched in Python, which takes one
-    pass for both (each pass calls Python once a line)."""
+    in the whole log, and ``last_seq``: the lines searched are those up to it. The database
+    matches, the page is read in seq order and stops at ``limit``, and the total is one COUNT
+    (none when the page reached the end: a rare match costs one pass); except a regular
+    expression on SQLite, matched in Python, which takes one pass for both (each pass calls
+    Python once a line). A search that takes longer than SEARCH_SECONDS is stopped (a 400)."""
     limit = _limit(limit, SEARCH_LIMIT, SEARCH_MAX)
     # the lines stored when the search starts, and no later one: a viewer of a running
     # execution searches the lines after ``last_seq`` itself, as they arrive
     last_seq = Execution.objects.filter(pk=execution_id).values_list("last_seq", flat=True)[0]
     matching = _matching(execution_id, search).filter(seq__lte=last_seq)
+    limited = _TimeLimit(SEARCH_SECONDS)
     try:
-        if search.regex and connection.vendor == "sqlite":
-            seqs, total = _one_pass(matching, after, limit)
-        else:
-            seqs = list(
-                matching.filter(seq__gt=after)
-                .order_by("seq")
-                .values_list("seq", flat=True)[: limit + 1]
-            )
-            if len(seqs) > limit:
-                total = matching.count()
-            else:  # the page went to the end of the log: only what is before it is left to count
-                total = len(seqs) + (matching.filter(seq__lte=after).count() if after else 0)
+        with limited:
+            seqs, total = _search_page(matching, search, after, limit)
     except DatabaseError as error:
+        if limited.reached:
+            raise ValidationError(
+                {
+                    "q": [
+                        f"The search took longer than {SEARCH_SECONDS:g} s and was stopped: "
+                        "narrow it (plain text, a scope, levels) or simplify the pattern."
+                    ]
+                }
+            ) from None
         if not (search.regex and connection.vendor == "postgresql"):
             raise
         # a pattern Python's re takes and PostgreSQL's does not (their syntaxes differ a little)
@@ -190,6 +195,56 @@ def search_log(*, execution_id: int, search: Search, after: int = 0, limit: int 
         "next": seqs[-1] if more else None,
         "last_seq": last_seq,
     }
+
+
+def _search_page(
+    matching: QuerySet[LogEntry], search: Search, after: int, limit: int
+) -> tuple[list[int], int]:
+    """The first ``limit`` + 1 matching seqs after ``after``, and how many match in all."""
+    if search.regex and connection.vendor == "sqlite":
+        return _one_pass(matching, after, limit)
+    seqs = list(
+        matching.filter(seq__gt=after).order_by("seq").values_list("seq", flat=True)[: limit + 1]
+    )
+    if len(seqs) > limit:
+        return seqs, matching.count()
+    # the page went to the end of the log: only what is before it is left to count
+    return seqs, len(seqs) + (matching.filter(seq__lte=after).count() if after else 0)
+
+
+class _TimeLimit:
+    """Stops the database's work inside it after ``seconds``: SQLite through a progress handler
+    (its statement fails, "interrupted"), PostgreSQL through a statement timeout set for one
+    transaction. ``reached`` says whether that is why a statement failed."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.reached = False
+        self._transaction = transaction.atomic()
+
+    def _expired(self) -> bool:
+        self.reached = time.monotonic() > self._deadline
+        return self.reached
+
+    def __enter__(self) -> None:
+        self._deadline = time.monotonic() + self.seconds
+        connection.ensure_connection()
+        if connection.vendor == "sqlite":
+            connection.connection.set_progress_handler(self._expired, 20_000)
+        elif connection.vendor == "postgresql":
+            self._transaction.__enter__()
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SET LOCAL statement_timeout = %s", [max(1, int(self.seconds * 1000))]
+                )
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if connection.vendor == "sqlite":
+            connection.connection.set_progress_handler(None, 0)
+        elif connection.vendor == "postgresql":
+            if error is not None and time.monotonic() > self._deadline:
+                self.reached = True
+            self._transaction.__exit__(kind, error, traceback)
 
 
 def _one_pass(matching: QuerySet[LogEntry], after: int, limit: int) -> tuple[list[int], int]:

@@ -12,11 +12,12 @@ import pytest
 from django.db import connection
 from django.test import AsyncClient
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from engine import Level, LogRecord, RunScope
 from otterweb.executions import log_queries
 from otterweb.executions.events import scope_message
-from otterweb.executions.models import Execution, Job, LogScope
+from otterweb.executions.models import Execution, Job, LogEntry, LogScope
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
 from otterweb.executions.sink import DatabaseLogSink
@@ -234,6 +235,24 @@ def test_log_search_refuses_a_bad_regular_expression_with_the_reason(viewer, log
         assert named.status_code == 400 and "PostgreSQL" in named.json()["errors"]["q"][0]
     else:
         assert named.json()["seqs"] == [4, 7]
+
+
+def test_log_search_that_runs_too_long_is_stopped_with_a_400(viewer, monkeypatch) -> None:
+    execution = Execution.objects.create(job=Job.objects.create(name="big", script="x"))
+    now = timezone.now()
+    LogEntry.objects.bulk_create(
+        LogEntry(
+            execution=execution, seq=seq, level=INFO, message=f"line {seq} of the log", time=now
+        )
+        for seq in range(1, 30_001)
+    )
+    Execution.objects.filter(pk=execution.pk).update(last_seq=30_000)
+    monkeypatch.setattr(log_queries, "SEARCH_SECONDS", 0.001)
+    stopped = viewer.get(url(execution, "search", q=r"\d{9}", regex=1))
+    assert stopped.status_code == 400
+    assert "took longer than 0.001 s" in stopped.json()["errors"]["q"][0]
+    monkeypatch.setattr(log_queries, "SEARCH_SECONDS", 60.0)  # the connection is still fine
+    assert search(viewer, execution, q="line 29999 ")["seqs"] == [29_999]
 
 
 def test_log_search_by_level_alone_and_with_text(viewer, logged) -> None:
