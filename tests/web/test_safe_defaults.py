@@ -134,7 +134,9 @@ def test_production_settings_generate_their_keys_in_the_data_folder(tmp_path) ->
     assert (tmp_path / "data" / "secret_key").read_text().strip() == first[0]
     Fernet(first[1].encode())  # a valid key
     assert stat.S_IMODE((tmp_path / "data").stat().st_mode) == 0o700
-    repository = subprocess.run(["git", "grep", "-l", first[1]], cwd=ROOT, capture_output=True)
+    repository = subprocess.run(
+        ["git", "grep", "-l", "-F", "-e", first[1]], cwd=ROOT, capture_output=True
+    )
     assert repository.returncode == 1  # the key is not written anywhere in the repository
 
 
