@@ -11,7 +11,18 @@ imports only the names of ``__all__`` (a test holds it to that).
     result = await run(script, host=Host()) # status, drift, duration
 """
 
-from engine.agents import Agent, AgentError, LocalAgent
+from engine.agents import (
+    Agent,
+    AgentError,
+    HostKeyChanged,
+    HostKeyUntrusted,
+    LocalAgent,
+    ServerFacts,
+    SshConnections,
+    SshTarget,
+    fingerprint,
+    probe,
+)
 from engine.agents.local import run_environment
 from engine.ast import Script, targets_servers
 from engine.blocks import RAW, STATEMENT_TYPES, BlocksError, from_blocks, to_blocks
@@ -57,6 +68,8 @@ __all__ = [
     "ExecutionResult",
     "FunctionSpec",
     "Host",
+    "HostKeyChanged",
+    "HostKeyUntrusted",
     "Level",
     "LocalAgent",
     "LockProvider",
@@ -70,8 +83,12 @@ __all__ = [
     "RunScope",
     "Script",
     "ScriptRun",
+    "ServerFacts",
+    "SshConnections",
+    "SshTarget",
     "Value",
     "check",
+    "fingerprint",
     "format_script",
     "from_blocks",
     "from_json_value",
@@ -80,6 +97,7 @@ __all__ = [
     "kind",
     "literal_value",
     "parse",
+    "probe",
     "run",
     "run_environment",
     "targets_servers",

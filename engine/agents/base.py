@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
@@ -22,6 +23,41 @@ class FileInfo:
     size: int
     modified: float  # seconds since the epoch, UTC
     mode: int
+
+
+@dataclass(frozen=True, slots=True)
+class HttpAnswer:
+    status: int
+    reason: str
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class HttpRequest:
+    method: str
+    url: str
+    headers: Mapping[str, str]
+    body: bytes | None = None
+    timeout: float = 60.0
+    verify_tls: bool = True
+
+    def as_json(self) -> dict:
+        """The request as engine/agents/http_request.py takes it."""
+        return {
+            "method": self.method,
+            "url": self.url,
+            "headers": dict(self.headers),
+            "body": base64.b64encode(self.body).decode("ascii") if self.body is not None else None,
+            "timeout": self.timeout,
+            "insecure": not self.verify_tls,
+        }
+
+
+def http_answer(answer: dict) -> HttpAnswer:
+    """http_request.py's answer, or the AgentError it reports."""
+    if "error" in answer:
+        raise AgentError(answer["error"])
+    return HttpAnswer(answer["status"], answer["reason"], base64.b64decode(answer["body"]))
 
 
 class Agent(Protocol):
@@ -61,6 +97,10 @@ class Agent(Protocol):
     async def make_dirs(self, path: str) -> None: ...
 
     async def set_mode(self, path: str, mode: int) -> None: ...
+
+    async def http(self, request: HttpRequest) -> HttpAnswer:
+        """Make an HTTP request from the server (an error status is an answer, not an error)."""
+        ...
 
     def join(self, *parts: str) -> str: ...
 

@@ -12,7 +12,15 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from engine.agents.base import AgentError, FileInfo, OutputHandler
+from engine.agents import http_request
+from engine.agents.base import (
+    AgentError,
+    FileInfo,
+    HttpAnswer,
+    HttpRequest,
+    OutputHandler,
+    http_answer,
+)
 
 KILL_GRACE_SECONDS = 2.0
 # The variables of the server's own process that the processes of its runs never see: its
@@ -221,6 +229,9 @@ class LocalAgent:
             await asyncio.to_thread(os.chmod, path, mode)
         except FileNotFoundError:
             raise AgentError(f"'{path}' does not exist on {self.server}") from None
+
+    async def http(self, request: HttpRequest) -> HttpAnswer:
+        return http_answer(await asyncio.to_thread(http_request.send, request.as_json()))
 
     def join(self, *parts: str) -> str:
         return os.path.join(*parts)

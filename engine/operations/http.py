@@ -1,27 +1,16 @@
-"""HTTP requests. They are made from the engine's machine (the local agent's server)."""
+"""HTTP requests, made from the server in context by its agent (the local machine, or over
+SSH the remote server itself)."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import http.client
-import ssl
-import urllib.error
 import urllib.parse
-import urllib.request
-from dataclasses import dataclass
 
+from engine.agents.base import HttpAnswer, HttpRequest
 from engine.registry import Kind, Operation, ParamType, operation, param
 from engine.values import to_text
 
 TIMEOUT_SECONDS = 60
-
-
-@dataclass
-class Response:
-    status: int
-    reason: str
-    body: bytes
 
 
 def error_codes(text: str | None) -> list[tuple[int, int]]:
@@ -78,7 +67,7 @@ class HttpOperation(Operation):
 
     async def request(
         self, run, method: str, url: str, body: bytes | None = None, content_type: str | None = None
-    ) -> Response:
+    ) -> HttpAnswer:
         headers = {k: to_text(v) for k, v in (self.headers or {}).items()}
         user, password = self.user_name, self.password
         if self.credentials:
@@ -102,25 +91,16 @@ class HttpOperation(Operation):
                 f"'{url}' is not a URL: it holds a space or a control character (a space is %20)"
             )
         run.info(f"{method} {url}")
-        context = ssl._create_unverified_context() if self.ignore_ssl else None
-
-        def send() -> Response:
-            request = urllib.request.Request(url, data=body, method=method, headers=headers)
-            try:
-                with urllib.request.urlopen(
-                    request, timeout=TIMEOUT_SECONDS, context=context
-                ) as reply:
-                    return Response(reply.status, reply.reason, reply.read())
-            except urllib.error.HTTPError as error:
-                return Response(error.code, str(error.reason), error.read())
-            except urllib.error.URLError as error:
-                raise ValueError(f"cannot reach {url}: {error.reason}") from None
-            except (http.client.HTTPException, ValueError) as error:
-                raise ValueError(f"cannot send to {url}: {error}") from None
-            except TimeoutError:
-                raise ValueError(f"{url} did not answer within {TIMEOUT_SECONDS} seconds") from None
-
-        response = await asyncio.to_thread(send)
+        response = await (await run.agent()).http(
+            HttpRequest(
+                method,
+                url,
+                headers,
+                body,
+                timeout=TIMEOUT_SECONDS,
+                verify_tls=not self.ignore_ssl,
+            )
+        )
         text = response.body.decode("utf-8", errors="replace")
         self.response_body = text
         if self.log_body and text:
