@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import getpass
 import json
 import sys
 from pathlib import Path
@@ -196,9 +197,20 @@ def command_run(args: argparse.Namespace) -> int:
             print(f"error: --var {name.strip()} is not UTF-8 text", file=sys.stderr)
             return 2
         variables[name.strip().lstrip("$")] = value
+    try:
+        ssh_servers = _ssh_targets(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     sink = _JsonLinesSink(sys.stdout) if args.log_format == "jsonl" else _TextSink(sys.stdout)
     script_directory = os.path.dirname(os.path.abspath(args.file)) if args.file != "-" else None
-    host = StandaloneHost(sink=sink, script_directory=script_directory)
+    host = StandaloneHost(
+        sink=sink,
+        script_directory=script_directory,
+        ssh_servers=ssh_servers,
+        max_connecting=args.max_connecting,
+        on_new_host_key=_remember_host_key(args.known_hosts, ssh_servers),
+    )
     execution = ScriptRun(
         script, host=host, mode=args.mode, simulate=args.simulate, variables=variables
     )
@@ -229,6 +241,72 @@ def command_run(args: argparse.Namespace) -> int:
             f"status: {result.status.label} ({result.duration:.2f}s, {len(result.drifted)} drifted)"
         )
     return 1 if result.status.label == "error" else 0
+
+
+def _ssh_targets(args: argparse.Namespace) -> list:
+    """The --server NAME=ssh://[USER@]HOST[:PORT] options as SSH targets, with the key,
+    password and trusted host keys the other options give. ValueError says what is wrong."""
+    import os
+    from urllib.parse import urlsplit
+
+    from engine.agents.ssh import SshTarget, known_host_keys
+
+    if not args.server:
+        return []
+    private_key = Path(args.identity).expanduser().read_text() if args.identity else None
+    password = passphrase = None
+    for option, variable in (
+        ("--password-env", args.password_env),
+        ("--passphrase-env", args.passphrase_env),
+    ):
+        if variable and variable not in os.environ:
+            raise ValueError(f"{option}: the environment variable {variable} is not set")
+    if args.password_env:
+        password = os.environ[args.password_env]
+    if args.passphrase_env:
+        passphrase = os.environ[args.passphrase_env]
+    known_hosts = Path(args.known_hosts).expanduser()
+    known = known_hosts.read_text() if known_hosts.is_file() else ""
+    targets = []
+    for item in args.server:
+        name, equals, url = item.partition("=")
+        try:
+            parts = urlsplit(url)
+            port = parts.port or 22
+        except ValueError as error:
+            raise ValueError(f"--server {item}: {error}") from None
+        if not equals or not name.strip() or parts.scheme != "ssh" or not parts.hostname:
+            raise ValueError(f"--server takes NAME=ssh://[USER@]HOST[:PORT], not '{item}'")
+        targets.append(
+            SshTarget(
+                server=name.strip(),
+                address=parts.hostname,
+                port=port,
+                user=parts.username or getpass.getuser(),
+                password=password,
+                private_key=private_key,
+                passphrase=passphrase,
+                trusted_host_keys=known_host_keys(known, parts.hostname, port),
+                trust_on_first_use=args.trust_on_first_use,
+            )
+        )
+    return targets
+
+
+def _remember_host_key(known_hosts: str, targets: list):
+    """With --trust-on-first-use, each key trusted is added to the known_hosts file."""
+    from engine.agents.ssh import known_hosts_name
+
+    where = {target.server: (target.address, target.port) for target in targets}
+
+    def remember(server: str, key: str) -> None:
+        path = Path(known_hosts).expanduser()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(f"{known_hosts_name(*where[server])} {key}\n")
+        print(f"trusted on first use: {server}'s host key, added to {path}", file=sys.stderr)
+
+    return remember
 
 
 def reference_markdown() -> str:
@@ -317,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     unblocks_parser.set_defaults(run=command_unblocks)
 
     run_parser = commands.add_parser(
-        "run", help="run a script on this machine (the server 'localhost')"
+        "run", help="run a script on this machine (the server 'localhost') or over SSH"
     )
     run_parser.add_argument("file", metavar="FILE")
     run_parser.add_argument(
@@ -336,6 +414,41 @@ def build_parser() -> argparse.ArgumentParser:
         help="log what would be done; contact no server, change nothing",
     )
     run_parser.add_argument("--log-format", choices=["text", "jsonl"], default="text")
+    ssh = run_parser.add_argument_group(
+        "SSH servers", "run on servers over SSH instead of this machine (docs/ssh.md)"
+    )
+    ssh.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        metavar="NAME=ssh://[USER@]HOST[:PORT]",
+        help="a server over SSH (repeatable; the first is the default server)",
+    )
+    ssh.add_argument("--identity", metavar="KEYFILE", help="the private key to log in with")
+    ssh.add_argument(
+        "--passphrase-env", metavar="VAR", help="the environment variable holding its passphrase"
+    )
+    ssh.add_argument(
+        "--password-env", metavar="VAR", help="the environment variable holding the password"
+    )
+    ssh.add_argument(
+        "--known-hosts",
+        default="~/.ssh/known_hosts",
+        metavar="FILE",
+        help="the host keys to trust, as OpenSSH writes them (default: %(default)s)",
+    )
+    ssh.add_argument(
+        "--trust-on-first-use",
+        action="store_true",
+        help="trust a server with no known key and add its key to the known hosts file",
+    )
+    ssh.add_argument(
+        "--max-connecting",
+        type=int,
+        default=100,
+        metavar="N",
+        help="how many servers connect at once (default: %(default)s)",
+    )
     run_parser.set_defaults(run=command_run)
 
     reference_parser = commands.add_parser(

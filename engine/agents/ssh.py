@@ -16,6 +16,7 @@ import asyncio
 import base64
 import contextlib
 import hashlib
+import hmac
 import json
 import posixpath
 import secrets
@@ -82,6 +83,35 @@ def fingerprint(public_key_line: str) -> str:
     except (IndexError, ValueError):
         raise ValueError(f"'{public_key_line[:40]}' is not an OpenSSH public key") from None
     return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
+
+
+def known_hosts_name(address: str, port: int) -> str:
+    """How OpenSSH's known_hosts names a server: ``host``, or ``[host]:port`` off port 22."""
+    return address if port == 22 else f"[{address}]:{port}"
+
+
+def known_host_keys(text: str, address: str, port: int) -> tuple[str, ...]:
+    """The keys an OpenSSH known_hosts file trusts for ``address``:``port`` (hashed names
+    too; ``@cert-authority`` and ``@revoked`` lines are not keys of a host and are skipped)."""
+    name = known_hosts_name(address, port)
+    found = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 3 or fields[0].startswith(("#", "@")):
+            continue
+        if any(_names(pattern, name) for pattern in fields[0].split(",")):
+            found.append(" ".join(fields[1:3]))
+    return tuple(found)
+
+
+def _names(pattern: str, name: str) -> bool:
+    if not pattern.startswith("|1|"):
+        return pattern == name
+    try:
+        salt, digest = (base64.b64decode(part) for part in pattern[3:].split("|", 1))
+    except ValueError:
+        return False
+    return hmac.compare_digest(hmac.new(salt, name.encode(), hashlib.sha1).digest(), digest)
 
 
 class HostKeyUntrusted(AgentError):

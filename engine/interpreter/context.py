@@ -136,7 +136,9 @@ def join_directory(current: str, path: str) -> str:
         return current
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
         return path
-    return posixpath.normpath(posixpath.join(current or "/", path))
+    if not current:  # the login folder of an SSH server: paths stay relative to it
+        return posixpath.normpath(path)
+    return posixpath.normpath(posixpath.join(current, path))
 
 
 def line_of(statement: ast.Statement | None) -> int | None:

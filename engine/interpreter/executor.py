@@ -126,6 +126,7 @@ class ScriptRun:
         finally:
             self._task = None
             await close_agents(session.agents)
+            await self.host.run_ended()
             self.run_state = RunState.COMPLETED
         current = asyncio.current_task()
         if self.handlers.cancelled and current is not None and current.cancelling():
@@ -146,7 +147,7 @@ class ScriptRun:
         context = Context(
             strand=self.strands.main,
             server=self.host.default_server,
-            directory=self.host.working_directory,
+            directory=self.host.working_directory_of(self.host.default_server),
             log=scope,
             globals=self.global_scope,
         )

@@ -293,7 +293,11 @@ class Handlers(Visitor[Awaitable[None]]):
                 raise ExecutionError(
                     f"server '{value}' is not one this execution may use", statement.span
                 )
-            return replace(context, server=value, targeted=True, role=None)
+            directory = context.directory
+            if directory == self.host.working_directory_of(context.server):
+                # the folder runs start in on that server, unless the script chose one
+                directory = self.host.working_directory_of(value)
+            return replace(context, server=value, targeted=True, role=None, directory=directory)
         if context_type == "role":
             roles = [r.casefold() for r in self.host.roles_of(context.server)]
             if value.casefold() not in roles:

@@ -11,11 +11,11 @@ import asyncio
 import os
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from engine.agents import Agent, LocalAgent
+from engine.agents import Agent, LocalAgent, SshConnections, SshTarget
 from engine.agents.local import run_environment
 from engine.interpreter.logs import LogSink, NullSink
 from engine.values import Value
@@ -141,10 +141,20 @@ class Host:
         ``$EnvironmentVariable`` reads): never the server's own settings."""
         return run_environment()
 
+    def working_directory_of(self, server: str) -> str:
+        """The folder relative paths start from on ``server`` (the login folder of an SSH
+        server: "" there, which its agent takes as its user's home)."""
+        return self.working_directory
+
+    async def run_ended(self) -> None:
+        """Called once when a run ends, after its agents are closed: a host closes here what
+        it opened for the run (its SSH connections)."""
+
 
 class StandaloneHost(Host):
-    """`python -m engine run`: the local machine as ``localhost``, scripts and templates next
-    to the script file, configuration variables from the command line."""
+    """`python -m engine run`: the local machine as ``localhost``, or the SSH servers given,
+    the first of them the default; scripts and templates next to the script file,
+    configuration variables from the command line."""
 
     def __init__(
         self,
@@ -152,9 +162,33 @@ class StandaloneHost(Host):
         sink: LogSink,
         working_directory: str | None = None,
         script_directory: str | None = None,
+        ssh_servers: Sequence[SshTarget] = (),
+        max_connecting: int = 100,
+        on_new_host_key: Callable[[str, str], None] | None = None,
     ) -> None:
         super().__init__(sink=sink, working_directory=working_directory or os.getcwd())
         self.script_directory = script_directory or self.working_directory
+        self.ssh_servers = {target.server.casefold(): target for target in ssh_servers}
+        if ssh_servers:
+            self.default_server = ssh_servers[0].server
+        self.connections = SshConnections(
+            max_connecting=max_connecting, on_new_host_key=on_new_host_key
+        )
+
+    def servers(self) -> list[str]:
+        return [target.server for target in self.ssh_servers.values()] or [self.default_server]
+
+    async def agent(self, server: str, *, credential: RunCredential | None = None) -> Agent:
+        target = self.ssh_servers.get(server.casefold())
+        if target is None:
+            return await super().agent(server, credential=credential)
+        return await self.connections.agent(target)
+
+    def working_directory_of(self, server: str) -> str:
+        return "" if server.casefold() in self.ssh_servers else self.working_directory
+
+    async def run_ended(self) -> None:
+        await self.connections.close()
 
     async def raft_item(self, raft: str | None, name: str, kind: str) -> str | None:
         candidates = [name]

@@ -1,0 +1,143 @@
+"""python -m engine run over SSH: servers from --server, keys, known hosts, trust on first use."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from engine.agents.ssh import known_host_keys
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = """\
+foreach server in @(ssh1, ssh2, ssh3)
+{
+    with async
+    {
+        SHExec echo hi from $ServerName as `$USER;
+        Ensure-File otter-cli-$ServerName.txt
+        (
+            Text: made for $ServerName
+        );
+    }
+}
+"""
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "engine", "run", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **(env or {})},
+    )
+
+
+def servers(cluster) -> list[str]:
+    return [f"--server={s.name}={s.url}" for s in cluster.servers]
+
+
+def script(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "fan.otter"
+    path.write_text(text)
+    return str(path)
+
+
+def test_cli_run_ssh_runs_on_every_server_given(sshd, tmp_path: Path) -> None:
+    result = run(
+        script(tmp_path, SCRIPT),
+        *servers(sshd),
+        f"--identity={sshd.client_key}",
+        f"--known-hosts={sshd.known_hosts}",
+        "--log-format=jsonl",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    messages = [json.loads(line).get("message", "") for line in result.stdout.splitlines()]
+    for server in sshd.servers:
+        assert f"hi from {server.name} as {sshd.user}" in messages
+    check = run(
+        script(tmp_path, "SHExec cat otter-cli-ssh2.txt;"),
+        f"--server=ssh2={sshd.servers[1].url}",
+        f"--identity={sshd.client_key}",
+        f"--known-hosts={sshd.known_hosts}",
+    )
+    assert "made for ssh2" in check.stdout
+
+
+def test_cli_run_ssh_refuses_a_server_whose_key_is_not_known(sshd, tmp_path: Path) -> None:
+    result = run(
+        script(tmp_path, "SHExec echo never;"),
+        f"--server=web1={sshd.servers[0].url}",
+        f"--identity={sshd.client_key}",
+        f"--known-hosts={tmp_path / 'empty'}",
+    )
+    assert result.returncode == 1
+    assert "is not trusted yet" in result.stdout and "SHA256:" in result.stdout
+    assert "never" not in result.stdout.replace("echo never", "")
+
+
+def test_cli_run_ssh_trust_on_first_use_adds_the_key(sshd, tmp_path: Path) -> None:
+    known = tmp_path / "known_hosts"
+    server = sshd.servers[0]
+    args = [
+        f"--server=web1={server.url}",
+        f"--identity={sshd.client_key}",
+        f"--known-hosts={known}",
+    ]
+    first = run(script(tmp_path, "SHExec echo first;"), *args, "--trust-on-first-use")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert (
+        known.read_text()
+        == f"[127.0.0.1]:{server.port} {server.host_key.split()[0]} {server.host_key.split()[1]}\n"
+    )
+    again = run(script(tmp_path, "SHExec echo again;"), *args)  # trusted now, without the option
+    assert again.returncode == 0 and "again" in again.stdout
+
+
+def test_cli_run_ssh_password_comes_from_the_environment_never_the_output(
+    sshd, tmp_path: Path
+) -> None:
+    assert sshd.password, "the SSH tests run as root, which gives the test user a password"
+    args = [
+        f"--server=web1={sshd.servers[0].url}",
+        f"--known-hosts={sshd.known_hosts}",
+        "--password-env=SSH_PASSWORD",
+    ]
+    good = run(script(tmp_path, "SHExec echo in;"), *args, env={"SSH_PASSWORD": sshd.password})
+    assert good.returncode == 0 and "in" in good.stdout
+    bad = run(script(tmp_path, "SHExec echo in;"), *args, env={"SSH_PASSWORD": "Wrong-Secret-9"})
+    assert bad.returncode == 1
+    assert f"failed for the user '{sshd.user}' with a password" in bad.stdout
+    assert "Wrong-Secret-9" not in bad.stdout + bad.stderr
+
+
+def test_cli_run_ssh_bad_options_are_usage_errors(tmp_path: Path) -> None:
+    path = script(tmp_path, "Log-Information x;")
+    assert "NAME=ssh://" in run(path, "--server=web1").stderr
+    assert "NAME=ssh://" in run(path, "--server=web1=http://x").stderr
+    missing = run(path, "--server=web1=ssh://a@b", "--password-env=NOPE_NOT_SET")
+    assert missing.returncode == 2 and "NOPE_NOT_SET is not set" in missing.stderr
+
+
+def test_known_host_keys_reads_plain_ported_and_hashed_names(tmp_path: Path) -> None:
+    key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIwy0tCEb9O6jOBSXEtS5hNuz9sdhzBZDenAjfB/e23n"
+    other = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILCNd4BQxWLdkTw1bkdSw/J1szJtrf2gEXCIGHGVwSoR"
+    file = tmp_path / "known_hosts"
+    file.write_text(
+        f"web1,10.0.0.5 {key} a comment\n[web2]:2222 {other}\n# web3 {key}\n"
+        f"@revoked web1 {other}\n[hashed]:2200 {key}\n"
+    )
+    subprocess.run(["ssh-keygen", "-H", "-f", str(file)], check=True, capture_output=True)
+    text = file.read_text()
+    assert "[hashed]" not in text and "|1|" in text  # every name hashed now
+    assert known_host_keys(text, "web1", 22) == (key,)
+    assert known_host_keys(text, "10.0.0.5", 22) == (key,)
+    assert known_host_keys(text, "web2", 2222) == (other,)
+    assert known_host_keys(text, "hashed", 2200) == (key,)
+    assert known_host_keys(text, "web2", 22) == ()
+    assert known_host_keys(text, "web3", 22) == ()
+    os.remove(file.with_name("known_hosts.old"))
