@@ -30,6 +30,7 @@ class RunCredential:
     username: str = ""
     secret: str = ""
     kind: str = "password"
+    passphrase: str = ""  # a private key's
 
 
 class CredentialRefused(Exception):

@@ -62,6 +62,7 @@ class Session:
                 f"credential '{name}' does not exist, or this execution may not use it", span
             )
         self.masker.add(credential.secret)
+        self.masker.add(credential.passphrase)
         return credential
 
     async def agent(self, context: Context) -> Agent:

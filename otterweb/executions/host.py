@@ -6,18 +6,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 
 from engine import (
     Agent,
     AgentError,
     CredentialRefused,
     Host,
+    HostKeyUntrusted,
     LockProvider,
     RunCredential,
+    SshConnections,
     Value,
     run_environment,
 )
 from otterweb.executions.local_runs import local_agent, run_as_user
+from otterweb.inventory.checks import (
+    record_offered_key,
+    remember_host_key,
+    run_credential,
+    ssh_target,
+)
 from otterweb.inventory.models import Credential, Server
 from otterweb.inventory.selectors import (
     active_servers,
@@ -87,11 +96,18 @@ class DjangoHost(Host):
         host._global = global_variables(variables=variables)
         host._sensitive.extend(v.value for v in host._global.values() if v.sensitive)
         host._credentials = {}
+        by_id = {}
         for stored in Credential.objects.prefetch_related("environments"):
+            by_id[stored.pk] = stored
             host._credentials[stored.name.casefold()] = (
                 stored,
                 [e.name for e in stored.environments.all()],
             )
+        # the credential each SSH server logs in with when the script chooses none
+        host._logins = {
+            s.name.casefold(): by_id[s.credential_id] for s in servers if s.credential_id in by_id
+        }
+        host._connections = None
         return host
 
     async def pace(self) -> None:
@@ -150,9 +166,7 @@ class DjangoHost(Host):
                     f"credential '{stored.name}' may only be used in the environments "
                     f"{', '.join(sorted(environments))}, and {where}: it was not used"
                 )
-        return RunCredential(
-            name=stored.name, username=stored.username, secret=stored.secret(), kind=stored.kind
-        )
+        return run_credential(stored)
 
     async def raft_item(self, raft: str | None, name: str, kind: str) -> str | None:
         item = await sync_to_async(find_item)(
@@ -174,9 +188,31 @@ class DjangoHost(Host):
                     "local server')"
                 )
             return local_agent(server, self.execution_id, self.working_directory)
-        raise AgentError(
-            f"server {server} uses the {stored.agent_type} agent, which this version of OtterWeb does not have yet"
-        )
+        if self._connections is None:
+            self._connections = SshConnections(
+                max_connecting=settings.OTTERWEB_SSH_MAX_CONNECTING,
+                on_new_host_key=lambda name, key: self._new_host_keys.append((name, key)),
+            )
+            self._new_host_keys: list[tuple[str, str]] = []
+        login = self._logins.get(server.casefold())
+        if credential is None and login is not None:
+            credential = run_credential(login)
+        try:
+            return await self._connections.agent(ssh_target(stored, credential))
+        except HostKeyUntrusted as untrusted:
+            await sync_to_async(record_offered_key)(stored.name, untrusted.offered)
+            raise
+        finally:
+            while self._new_host_keys:
+                await sync_to_async(remember_host_key)(*self._new_host_keys.pop())
+
+    def working_directory_of(self, server: str) -> str:
+        stored = self._servers.get(server.casefold())
+        return "" if stored is not None and stored.is_ssh else self.working_directory
+
+    async def run_ended(self) -> None:
+        if self._connections is not None:
+            await self._connections.close()
 
     def agent_environment(self, server: str) -> Mapping[str, str]:
         try:

@@ -71,6 +71,8 @@ class Credential(TimeStamped):
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.PASSWORD)
     username = models.CharField(max_length=200, blank=True)
     encrypted_secret = models.TextField(blank=True, editable=False)
+    # a private key's passphrase, encrypted as the secret is
+    encrypted_passphrase = models.TextField(blank=True, editable=False)
     environments = models.ManyToManyField(
         Environment,
         blank=True,
@@ -94,6 +96,16 @@ class Credential(TimeStamped):
 
     def secret(self) -> str:
         return secrets.decrypt(self.encrypted_secret) if self.encrypted_secret else ""
+
+    @property
+    def has_passphrase(self) -> bool:
+        return bool(self.encrypted_passphrase)
+
+    def set_passphrase(self, passphrase: str) -> None:
+        self.encrypted_passphrase = secrets.encrypt(passphrase) if passphrase else ""
+
+    def passphrase(self) -> str:
+        return secrets.decrypt(self.encrypted_passphrase) if self.encrypted_passphrase else ""
 
     def usable_in(self, environments: list[Environment]) -> bool:
         allowed = set(self.environments.all())
@@ -119,6 +131,31 @@ class Server(TimeStamped):
     credential = models.ForeignKey(
         Credential, null=True, blank=True, on_delete=models.PROTECT, related_name="servers"
     )
+    user = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The user an SSH agent logs in as; the credential's user name when empty.",
+    )
+    sudo = models.BooleanField(
+        default=False,
+        help_text="Run commands through 'sudo -n' (the user needs sudo without a password). "
+        "Files are still read and written as the user.",
+    )
+    host_keys = TextField(
+        blank=True,
+        help_text="The SSH host keys trusted for this server, one a line as in known_hosts: "
+        "'ssh-ed25519 AAAA...'. A server offering another key is refused.",
+    )
+    # the key the server offered when no key was trusted, until an admin trusts it
+    pending_host_key = models.TextField(blank=True, editable=False)
+    # the server check's findings (otterweb/inventory/checks.py)
+    reachable = models.BooleanField(null=True, editable=False)
+    latency_ms = models.FloatField(null=True, editable=False)
+    os_name = models.CharField(max_length=200, blank=True, editable=False)
+    kernel = models.CharField(max_length=200, blank=True, editable=False)
+    last_checked = models.DateTimeField(null=True, editable=False)
+    last_seen = models.DateTimeField(null=True, editable=False)
+    check_error = models.TextField(blank=True, editable=False)
     description = TextField(blank=True)
 
     class Meta:
@@ -130,6 +167,13 @@ class Server(TimeStamped):
     @property
     def address(self) -> str:
         return self.host or self.name
+
+    @property
+    def is_ssh(self) -> bool:
+        return self.agent_type == self.AgentType.SSH
+
+    def trusted_host_keys(self) -> tuple[str, ...]:
+        return tuple(line.strip() for line in self.host_keys.splitlines() if line.strip())
 
 
 class Variable(TimeStamped):

@@ -218,6 +218,16 @@ OTTERWEB_WORK_DIR = Path(
     os.environ.get("OTTERWEB_WORK_DIR", Path(tempfile.gettempdir()) / "otterweb")
 )
 
+# Servers over SSH (docs/ssh.md): whether a server with no trusted host key is trusted on first
+# contact (off: its key waits for an admin), how many servers one execution connects to at once,
+# and how often every server is checked (minutes; 0: never, except "Check now").
+OTTERWEB_SSH_TRUST_ON_FIRST_USE = os.environ.get("OTTERWEB_SSH_TRUST_ON_FIRST_USE", "0") == "1"
+OTTERWEB_SSH_MAX_CONNECTING = int(os.environ.get("OTTERWEB_SSH_MAX_CONNECTING", "100"))
+OTTERWEB_SSH_CONNECT_TIMEOUT_SECONDS = float(
+    os.environ.get("OTTERWEB_SSH_CONNECT_TIMEOUT_SECONDS", "10")
+)
+OTTERWEB_SERVER_CHECK_MINUTES = float(os.environ.get("OTTERWEB_SERVER_CHECK_MINUTES", "5"))
+
 # ... and Redis, for the channel layer, Celery's broker and global locks (`lock=!token`).
 REDIS_URL = os.environ.get("OTTERWEB_REDIS_URL", "")
 # Names in Redis (channel groups, the task queue, locks) start with this, so installations can
