@@ -22,8 +22,11 @@ from django.utils import timezone
 
 from otterweb.executions import runner, tasks
 from otterweb.executions.models import Execution
+from otterweb.inventory import checks
 
 logger = logging.getLogger(__name__)
+# how often the housekeeper looks for servers due for their check
+SERVER_CHECKS_EVERY_SECONDS = 30
 
 
 class Dispatcher:
@@ -156,15 +159,23 @@ def current() -> Dispatcher:
 
 class Housekeeper:
     """Every few seconds, close executions whose worker was lost, kill the processes they left,
-    and hand out again those left pending, through ``dispatcher``."""
+    and hand out again those left pending, through ``dispatcher``. Beside that, on a thread of
+    its own (a round of checks waits for servers that do not answer), check the servers due for
+    their periodic check: every process that keeps house does, and each server is claimed by
+    one of them (inventory.checks.check_due_servers)."""
 
     def __init__(self, dispatcher: Dispatcher) -> None:
         self.dispatcher = dispatcher
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="otterweb-housekeeper", daemon=True)
+        self._checks = threading.Thread(
+            target=self._check_servers, name="otterweb-server-checks", daemon=True
+        )
 
     def start(self) -> None:
         self._thread.start()
+        if settings.OTTERWEB_SERVER_CHECK_MINUTES:
+            self._checks.start()
 
     def stop(self) -> None:
         self._stop.set()
@@ -178,3 +189,11 @@ class Housekeeper:
                 self.dispatcher.dispatch_pending()
             except Exception:
                 logger.exception("message='housekeeping failed; trying again later'")
+
+    def _check_servers(self) -> None:
+        while not self._stop.wait(SERVER_CHECKS_EVERY_SECONDS):
+            close_old_connections()
+            try:
+                checks.check_due_servers()
+            except Exception:
+                logger.exception("message='server checks failed; trying again later'")

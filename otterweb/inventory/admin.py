@@ -4,8 +4,8 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 
-from engine import MASK
-from otterweb.inventory import services
+from engine import MASK, fingerprint
+from otterweb.inventory import checks, services
 from otterweb.inventory.forms import KEEP_SENSITIVE, add_errors
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 
@@ -233,12 +233,55 @@ class RoleAdmin(ThroughServices, admin.ModelAdmin):
 class ServerAdmin(ThroughServices, admin.ModelAdmin):
     save = staticmethod(services.save_server)
     delete = staticmethod(services.delete_server)
-    list_display = ["name", "address", "agent_type", "active", "credential", "variables_link"]
-    list_filter = ["active", "agent_type", "roles", "environments"]
+    list_display = [
+        "name",
+        "address",
+        "agent_type",
+        "active",
+        "credential",
+        "reachable",
+        "latency_ms",
+        "last_seen",
+        "variables_link",
+    ]
+    list_filter = ["active", "agent_type", "reachable", "roles", "environments"]
     search_fields = ["name", "host", "description"]
     filter_horizontal = ["roles", "environments"]
-    readonly_fields = ["created", "updated"]
+    readonly_fields = [
+        "pending_host_key",
+        "reachable",
+        "latency_ms",
+        "os_name",
+        "kernel",
+        "last_checked",
+        "last_seen",
+        "check_error",
+        "created",
+        "updated",
+    ]
     inlines = [VariableInline]
+    actions = ["check_now", "trust_pending_host_key"]
+
+    @admin.action(description="Check now", permissions=["change"])
+    def check_now(self, request, queryset) -> None:
+        checks.check_servers(queryset.select_related("credential"))
+        reached = queryset.filter(reachable=True).count()
+        self.message_user(request, f"Checked {queryset.count()}: {reached} reachable.")
+
+    @admin.action(description="Trust the pending host key", permissions=["change"])
+    def trust_pending_host_key(self, request, queryset) -> None:
+        trusted = []
+        for server in queryset.exclude(pending_host_key=""):
+            checks.trust_host_key(
+                server=server, fingerprint_seen=fingerprint(server.pending_host_key)
+            )
+            trusted.append(server.name)
+        self.message_user(
+            request,
+            f"Trusted the pending host key of {', '.join(trusted)}."
+            if trusted
+            else "None of them has a host key waiting to be trusted.",
+        )
 
     @admin.display(description="Variables it sees")
     def variables_link(self, server: Server) -> str:
@@ -252,6 +295,11 @@ class CredentialForm(forms.ModelForm):
         required=False,
         widget=forms.PasswordInput(render_value=False),
         help_text="Write-only: leave empty to keep the stored secret. A private key may be pasted here.",
+    )
+    passphrase = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="Write-only: a private key's passphrase. Leave empty to keep the stored one.",
     )
 
     class Meta:
@@ -281,6 +329,7 @@ class CredentialAdmin(ThroughServices, admin.ModelAdmin):
             kind=data["kind"],
             username=data["username"],
             secret=data.get("secret") or None,
+            passphrase=data.get("passphrase") or None,
             environments=list(data["environments"]),
             description=data["description"],
         )

@@ -9,8 +9,9 @@ from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from engine import MASK
-from otterweb.inventory import services
+from engine import MASK, fingerprint
+from otterweb.api.permissions import view_and
+from otterweb.inventory import checks, services
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 from otterweb.inventory.selectors import resolve_variables
 
@@ -76,7 +77,20 @@ SERVER_FIELDS = [
     "environments",
     "active",
     "credential",
+    "user",
+    "sudo",
+    "host_keys",
     "description",
+]
+# what the server check found, and the host key waiting to be trusted
+CHECK_FIELDS = [
+    "reachable",
+    "latency_ms",
+    "os_name",
+    "kernel",
+    "last_checked",
+    "last_seen",
+    "check_error",
 ]
 
 
@@ -91,10 +105,34 @@ class ServerSerializer(serializers.ModelSerializer):
         slug_field="name", queryset=Credential.objects.all(), allow_null=True, required=False
     )
 
+    host_keys = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="Trusted SSH host keys, one a line: 'ssh-ed25519 AAAA...'.",
+    )
+    host_key_fingerprints = serializers.SerializerMethodField()
+    pending_host_key = serializers.CharField(read_only=True)
+    pending_host_key_fingerprint = serializers.SerializerMethodField()
+
     class Meta:
         model = Server
-        fields = ["id", *SERVER_FIELDS, "created", "updated"]
-        read_only_fields = ["created", "updated"]
+        fields = [
+            "id",
+            *SERVER_FIELDS,
+            "host_key_fingerprints",
+            "pending_host_key",
+            "pending_host_key_fingerprint",
+            *CHECK_FIELDS,
+            "created",
+            "updated",
+        ]
+        read_only_fields = [*CHECK_FIELDS, "created", "updated"]
+
+    def get_host_key_fingerprints(self, server) -> list[str]:
+        return [fingerprint(key) for key in server.trusted_host_keys()]
+
+    def get_pending_host_key_fingerprint(self, server) -> str | None:
+        return fingerprint(server.pending_host_key) if server.pending_host_key else None
 
     def create(self, data):
         return services.save_server(**data)
@@ -178,7 +216,15 @@ class CredentialSerializer(serializers.ModelSerializer):
     environments = serializers.SlugRelatedField(
         slug_field="name", many=True, queryset=Environment.objects.all(), required=False
     )
+    passphrase = serializers.CharField(
+        write_only=True,
+        required=False,
+        allow_blank=True,
+        style={"input_type": "password"},
+        help_text="Write-only: a private key's passphrase. Leave out to keep it; empty removes it.",
+    )
     has_secret = serializers.BooleanField(read_only=True)
+    has_passphrase = serializers.BooleanField(read_only=True)
 
     class Meta:
         model = Credential
@@ -189,6 +235,8 @@ class CredentialSerializer(serializers.ModelSerializer):
             "username",
             "secret",
             "has_secret",
+            "passphrase",
+            "has_passphrase",
             "environments",
             "description",
             "created",
@@ -204,9 +252,59 @@ class CredentialSerializer(serializers.ModelSerializer):
         return services.save_credential(
             credential=instance,
             secret=data.get("secret"),
+            passphrase=data.get("passphrase"),
             environments=data.get("environments"),
             **kept(instance, data, ["name", "kind", "username", "description"]),
         )
+
+
+class TrustHostKeySerializer(serializers.Serializer):
+    fingerprint = serializers.CharField(
+        max_length=100, help_text="The pending key's fingerprint, as checked on the server."
+    )
+
+
+CHANGE_SERVERS = view_and("inventory.change_server", "You may not change servers.")
+
+
+class ServerSshActions:
+    """The server check and host key trust, for ServerViewSet: they need 'change server'."""
+
+    @extend_schema(request=None, responses={200: ServerSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[CHANGE_SERVERS])
+    def check(self, request, name=None):
+        """Contact the server now: reachability, latency, host key, OS and kernel."""
+        server = checks.check_server(get_object_or_404(Server, name=name))
+        return Response(ServerSerializer(server).data)
+
+    @extend_schema(request=TrustHostKeySerializer, responses={200: ServerSerializer})
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path="trust-host-key",
+        permission_classes=[CHANGE_SERVERS],
+    )
+    def trust_host_key(self, request, name=None):
+        """Trust the host key the server offered, given its fingerprint as checked."""
+        server = get_object_or_404(Server, name=name)
+        body = TrustHostKeySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        server = checks.trust_host_key(
+            server=server, fingerprint_seen=body.validated_data["fingerprint"]
+        )
+        return Response(ServerSerializer(server).data)
+
+    @extend_schema(request=None, responses={200: ServerSerializer})
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path="forget-host-keys",
+        permission_classes=[CHANGE_SERVERS],
+    )
+    def forget_host_keys(self, request, name=None):
+        """Trust no key of the server any more (it was reinstalled)."""
+        server = checks.forget_host_keys(server=get_object_or_404(Server, name=name))
+        return Response(ServerSerializer(server).data)
 
 
 class EnvironmentViewSet(viewsets.ModelViewSet):
@@ -227,7 +325,7 @@ class RoleViewSet(viewsets.ModelViewSet):
         services.delete_role(role=instance)
 
 
-class ServerViewSet(viewsets.ModelViewSet):
+class ServerViewSet(ServerSshActions, viewsets.ModelViewSet):
     queryset = Server.objects.prefetch_related("roles", "environments").select_related("credential")
     serializer_class = ServerSerializer
     lookup_field = "name"

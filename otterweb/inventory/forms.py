@@ -71,13 +71,23 @@ class ServerForm(forms.ModelForm):
             "port",
             "agent_type",
             "credential",
+            "user",
+            "sudo",
+            "host_keys",
             "roles",
             "environments",
             "active",
             "description",
         ]
-        widgets = {"description": forms.Textarea(attrs={"rows": 3})}
-        help_texts = {"credential": "What the SSH agent logs in with."}
+        widgets = {
+            "description": forms.Textarea(attrs={"rows": 3}),
+            "host_keys": forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
+        }
+        labels = {"host": "Address", "user": "Login user", "host_keys": "Trusted host keys"}
+        help_texts = {
+            "credential": "What the SSH agent logs in with: a private key or a password.",
+            "port": "The SSH port (22 by default).",
+        }
 
 
 class CredentialForm(forms.ModelForm):
@@ -96,6 +106,13 @@ class CredentialForm(forms.ModelForm):
         widget=forms.Textarea(attrs={"rows": 5, "autocomplete": "off", "spellcheck": "false"}),
         help_text="For a private key: paste it whole. Write-only, like the password.",
     )
+    passphrase = forms.CharField(
+        required=False,
+        strip=False,
+        label="Key passphrase",
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
+        help_text="If the private key is encrypted. Write-only: leave empty to keep it.",
+    )
 
     class Meta:
         model = Credential
@@ -106,6 +123,7 @@ class CredentialForm(forms.ModelForm):
             "username",
             "secret",
             "private_key",
+            "passphrase",
             "environments",
             "description",
         ]
@@ -128,6 +146,7 @@ class CredentialForm(forms.ModelForm):
         if key:
             key = normalize_newlines(key).strip("\n") + "\n"
         data["new_secret"] = key or secret or None
+        data["new_passphrase"] = data.get("passphrase") or None
         return data
 
     def render_secrets_empty(self) -> None:
@@ -135,6 +154,7 @@ class CredentialForm(forms.ModelForm):
         self.data = self.data.copy()
         self.data.pop("secret", None)
         self.data.pop("private_key", None)
+        self.data.pop("passphrase", None)
 
 
 class VariableForm(forms.Form):

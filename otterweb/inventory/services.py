@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Model
 
-from engine import OtterSyntaxError, literal_value
+from engine import OtterSyntaxError, fingerprint, literal_value
 from otterweb.inventory import selectors
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 from otterweb.parse_errors import parse_failure
@@ -271,20 +271,45 @@ def save_server(
     agent_type: str = Server.AgentType.LOCAL,
     active: bool = True,
     credential: Credential | None = None,
+    user: str = "",
+    sudo: bool = False,
+    host_keys: str = "",
     roles: Iterable[Role] = (),
     environments: Iterable[Environment] = (),
     description: str = "",
 ) -> Server:
-    """Create a server, or change ``server``."""
+    """Create a server, or change ``server``. ``host_keys``: OpenSSH public key lines (as in
+    known_hosts, with or without the host names in front), kept as ``type key`` lines."""
     server = server if server is not None else Server()
     server.name, server.host, server.port, server.agent_type = name, host, port, agent_type
     server.active, server.credential, server.description = active, credential, description
+    server.user, server.sudo, server.host_keys = user, sudo, _host_keys(host_keys)
     _check_unique_name(Server, name, server)
     server.full_clean()
     server.save()
     server.roles.set(list(roles))
     server.environments.set(list(environments))
     return server
+
+
+def _host_keys(text: str) -> str:
+    keys = []
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if not fields[0].startswith(("ssh-", "ecdsa-", "sk-")) and len(fields) > 2:
+            fields = fields[1:]  # a known_hosts line: the host names first
+        key = " ".join(fields[:2])
+        try:
+            fingerprint(key)
+        except ValueError:
+            raise ValidationError(
+                {"host_keys": [f"Line {number} is not an OpenSSH public key: '{line[:60]}'."]}
+            ) from None
+        if key not in keys:
+            keys.append(key)
+    return "\n".join(keys)
 
 
 @transaction.atomic
@@ -295,11 +320,13 @@ def save_credential(
     kind: str = Credential.Kind.PASSWORD,
     username: str = "",
     secret: str | None = None,
+    passphrase: str | None = None,
     environments: list[Environment] | None = None,
     description: str = "",
 ) -> Credential:
     """Create or change a credential: ``credential`` when given (it may be renamed), else the one
-    called ``name``. ``secret=None`` keeps the stored secret (it is write-only)."""
+    called ``name``. ``secret=None`` keeps the stored secret and ``passphrase=None`` the stored
+    passphrase (both are write-only; "" removes them)."""
     if credential is None:
         credential, _created = Credential.objects.get_or_create(name=name)
     else:
@@ -310,7 +337,9 @@ def save_credential(
     credential.description = description
     if secret is not None:
         credential.set_secret(secret)
-    credential.full_clean(exclude=["encrypted_secret"])
+    if passphrase is not None:
+        credential.set_passphrase(passphrase)
+    credential.full_clean(exclude=["encrypted_secret", "encrypted_passphrase"])
     credential.save()
     if environments is not None:
         credential.environments.set(environments)

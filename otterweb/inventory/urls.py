@@ -58,6 +58,21 @@ urlpatterns = [
         views.ServerVariablesView.as_view(),
         name="server-variables-page",
     ),
+    path(
+        "inventory/servers/<slug:name>/check/",
+        views.ServerCheckView.as_view(),
+        name="server-check",
+    ),
+    path(
+        "inventory/servers/<slug:name>/trust-host-key/",
+        views.ServerTrustHostKeyView.as_view(),
+        name="server-trust-host-key",
+    ),
+    path(
+        "inventory/servers/<slug:name>/forget-host-keys/",
+        views.ServerForgetHostKeysView.as_view(),
+        name="server-forget-host-keys",
+    ),
     path("inventory/variables/", views.GlobalVariablesView.as_view(), name="variable-list"),
     path(
         "inventory/variables/<int:pk>/delete/",

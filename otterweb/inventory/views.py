@@ -9,10 +9,17 @@ from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMix
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
-from django.views.generic import CreateView, DetailView, ListView, TemplateView, UpdateView
+from django.views.generic import (
+    CreateView,
+    DetailView,
+    ListView,
+    TemplateView,
+    UpdateView,
+    View,
+)
 
-from engine import MASK, to_text
-from otterweb.inventory import selectors, services
+from engine import MASK, fingerprint, to_text
+from otterweb.inventory import checks, selectors, services
 from otterweb.inventory.forms import (
     CredentialForm,
     EnvironmentForm,
@@ -247,12 +254,58 @@ class ServerDetailView(InventoryPage, VariablesMixin, DetailView):
     def get_context_data(self, **kwargs):
         server, user = self.object, self.request.user
         context = super().get_context_data(**kwargs)
-        context.update(environments=server.environments.all(), roles=server.roles.all())
+        context.update(
+            environments=server.environments.all(),
+            roles=server.roles.all(),
+            host_keys=[(key.split()[0], fingerprint(key)) for key in server.trusted_host_keys()],
+            pending_fingerprint=(
+                fingerprint(server.pending_host_key) if server.pending_host_key else None
+            ),
+        )
         if user.has_perm("inventory.view_variable"):
             context["resolved"] = resolved_rows(server)
         if user.has_perm("executions.view_execution"):
             context["executions"] = selectors.recent_executions(server=server)
         return context
+
+
+class ServerSshAction(InventoryPage, View):
+    """A button of the server page that contacts the server or changes which keys it trusts:
+    a POST, answered with the server page and a message."""
+
+    model = Server
+    action = "change"
+
+    def post(self, request, name):
+        server = get_object_or_404(Server, name=name)
+        try:
+            message = self.act(server, request.POST)
+        except ValidationError as error:
+            for text in error.messages:
+                messages.error(request, text)
+        else:
+            messages.success(request, message)
+        return redirect("server-detail", name=server.name)
+
+
+class ServerCheckView(ServerSshAction):
+    def act(self, server: Server, data) -> str:
+        server = checks.check_server(server)
+        if server.reachable:
+            return f"{server.name} answered in {server.latency_ms:.0f} ms."
+        raise ValidationError(f"{server.name} did not answer: {server.check_error}")
+
+
+class ServerTrustHostKeyView(ServerSshAction):
+    def act(self, server: Server, data) -> str:
+        checks.trust_host_key(server=server, fingerprint_seen=data.get("fingerprint", ""))
+        return f"The host key of {server.name} is trusted now."
+
+
+class ServerForgetHostKeysView(ServerSshAction):
+    def act(self, server: Server, data) -> str:
+        checks.forget_host_keys(server=server)
+        return f"{server.name}'s host keys are forgotten: check it to see the key it offers."
 
 
 class CredentialDetailView(InventoryPage, DetailView):
@@ -347,6 +400,9 @@ def save_server(form, data):
         agent_type=data["agent_type"],
         active=data["active"],
         credential=data["credential"],
+        user=data["user"],
+        sudo=data["sudo"],
+        host_keys=data["host_keys"],
         roles=data["roles"],
         environments=data["environments"],
         description=data["description"],
@@ -360,6 +416,7 @@ def save_credential(form, data):
         kind=data["kind"],
         username=data["username"],
         secret=data["new_secret"],
+        passphrase=data["new_passphrase"],
         environments=list(data["environments"]),
         description=data["description"],
     )
