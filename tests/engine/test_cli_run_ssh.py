@@ -141,3 +141,47 @@ def test_known_host_keys_reads_plain_ported_and_hashed_names(tmp_path: Path) -> 
     assert known_host_keys(text, "web2", 22) == ()
     assert known_host_keys(text, "web3", 22) == ()
     os.remove(file.with_name("known_hosts.old"))
+
+
+EVERY_OPERATION = """\
+set $Root = otter-ops-$Tag;
+Ensure-Directory $Root/src;
+Create-File $Root/src/1.txt (Text: one);
+Ensure-File $Root/src/2.txt (Text: two);
+Copy-Files (From: $Root/src, To: $Root/dst);
+Rename-File (Name: $Root/dst/1.txt, To: $Root/dst/uno.txt);
+Replace-Text (Directory: $Root/dst, Include: @(*.txt), SearchText: two, ReplaceWith: dos);
+Concatenate-Files (Directory: $Root/dst, OutputFile: $Root/all.txt);
+Create-ZipFile (Name: $Root/a.zip, Directory: $Root/dst);
+Extract-ZipFile $Root/a.zip (Directory: $Root/out);
+Set-FileAttributes (Directory: $Root/out, Include: @(*.txt), FileMode: 600);
+Apply-Template (Literal: 'on $ServerName', OutputFile: $Root/t.txt);
+Exec ls (Arguments: $Root/out);
+SHExec stat -c '%a %n' $Root/out/uno.txt;
+PYExec >>print('python says', 6 * 7)>>;
+Delete-Files @(*.zip) (Directory: $Root);
+SHExec cat $Root/all.txt $Root/t.txt;
+SHExec ls $Root;
+"""
+
+
+def test_cli_run_ssh_every_file_and_process_operation_works_there(sshd, tmp_path: Path) -> None:
+    tag = os.urandom(4).hex()
+    result = run(
+        script(tmp_path, EVERY_OPERATION),
+        f"--server=web1={sshd.servers[0].url}",
+        f"--identity={sshd.client_key}",
+        f"--known-hosts={sshd.known_hosts}",
+        f"--var=Tag={tag}",
+        "--log-format=jsonl",
+    )
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    errors = [r["message"] for r in records if r.get("level") == "error"]
+    assert result.returncode == 0 and errors == [], result.stdout
+    messages = [r.get("message", "") for r in records]
+    assert "600 otter-ops-" + tag + "/out/uno.txt" in messages
+    assert "python says 42" in messages
+    # all.txt: 2.txt then uno.txt (in name order, "two" replaced), then the template's output
+    assert "dosoneon web1" in messages
+    listed = messages[messages.index("dosoneon web1") + 2 :]  # ls of the root, after cat's end
+    assert "a.zip" not in listed and "all.txt" in listed
