@@ -67,9 +67,9 @@ class ServerForm(forms.ModelForm):
         error_messages = name_errors("a server")
         fields = [
             "name",
+            "agent_type",
             "host",
             "port",
-            "agent_type",
             "credential",
             "user",
             "sudo",
@@ -83,7 +83,12 @@ class ServerForm(forms.ModelForm):
             "description": forms.Textarea(attrs={"rows": 3}),
             "host_keys": forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
         }
-        labels = {"host": "Address", "user": "Login user", "host_keys": "Trusted host keys"}
+        labels = {
+            "agent_type": "Agent",
+            "host": "Address",
+            "user": "Login user",
+            "host_keys": "Trusted host keys",
+        }
         help_texts = {
             "credential": "What the SSH agent logs in with: a private key or a password.",
             "port": "The SSH port (22 by default).",
