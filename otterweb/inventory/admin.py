@@ -7,7 +7,14 @@ from django.utils.html import format_html
 from engine import MASK, fingerprint
 from otterweb.inventory import checks, services
 from otterweb.inventory.forms import KEEP_SENSITIVE, add_errors
-from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
+from otterweb.inventory.models import (
+    SERVER_CHECK_FIELDS,
+    Credential,
+    Environment,
+    Role,
+    Server,
+    Variable,
+)
 
 SCOPES = ("server", "environment", "role")
 
@@ -247,18 +254,7 @@ class ServerAdmin(ThroughServices, admin.ModelAdmin):
     list_filter = ["active", "agent_type", "reachable", "roles", "environments"]
     search_fields = ["name", "host", "description"]
     filter_horizontal = ["roles", "environments"]
-    readonly_fields = [
-        "pending_host_key",
-        "reachable",
-        "latency_ms",
-        "os_name",
-        "kernel",
-        "last_checked",
-        "last_seen",
-        "check_error",
-        "created",
-        "updated",
-    ]
+    readonly_fields = ["pending_host_key", *SERVER_CHECK_FIELDS, "created", "updated"]
     inlines = [VariableInline]
     actions = ["check_now", "trust_pending_host_key"]
 

@@ -12,7 +12,14 @@ from rest_framework.response import Response
 from engine import MASK, fingerprint
 from otterweb.api.permissions import view_and
 from otterweb.inventory import checks, services
-from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
+from otterweb.inventory.models import (
+    SERVER_CHECK_FIELDS,
+    Credential,
+    Environment,
+    Role,
+    Server,
+    Variable,
+)
 from otterweb.inventory.selectors import resolve_variables
 
 
@@ -82,16 +89,6 @@ SERVER_FIELDS = [
     "host_keys",
     "description",
 ]
-# what the server check found, and the host key waiting to be trusted
-CHECK_FIELDS = [
-    "reachable",
-    "latency_ms",
-    "os_name",
-    "kernel",
-    "last_checked",
-    "last_seen",
-    "check_error",
-]
 
 
 class ServerSerializer(serializers.ModelSerializer):
@@ -122,11 +119,11 @@ class ServerSerializer(serializers.ModelSerializer):
             "host_key_fingerprints",
             "pending_host_key",
             "pending_host_key_fingerprint",
-            *CHECK_FIELDS,
+            *SERVER_CHECK_FIELDS,
             "created",
             "updated",
         ]
-        read_only_fields = [*CHECK_FIELDS, "created", "updated"]
+        read_only_fields = [*SERVER_CHECK_FIELDS, "created", "updated"]
 
     def get_host_key_fingerprints(self, server) -> list[str]:
         return [fingerprint(key) for key in server.trusted_host_keys()]

@@ -114,6 +114,18 @@ class Credential(TimeStamped):
         return any(set(environment.lineage()) & allowed for environment in environments)
 
 
+# what the server check finds (inventory.checks): shown everywhere, never written by hand
+SERVER_CHECK_FIELDS = (
+    "reachable",
+    "latency_ms",
+    "os_name",
+    "kernel",
+    "last_checked",
+    "last_seen",
+    "check_error",
+)
+
+
 class Server(TimeStamped):
     class AgentType(models.TextChoices):
         LOCAL = "local", "Local (this machine)"

@@ -69,3 +69,33 @@ def client_with(user_with):
         return client
 
     return make
+
+
+@pytest.fixture
+def ssh_key(sshd):
+    """The sshd fixture's client key as a private-key credential, for its test user."""
+    from otterweb.inventory import services
+    from otterweb.inventory.models import Credential
+
+    return services.save_credential(
+        name="deploy-key",
+        kind=Credential.Kind.PRIVATE_KEY,
+        username=sshd.user,
+        secret=sshd.client_key.read_text(),
+    )
+
+
+def ssh_server(test_server, credential, *, host_keys: str = "", name: str = "", **fields):
+    """An SSH server of the inventory for one of the sshd fixture's servers."""
+    from otterweb.inventory import services
+    from otterweb.inventory.models import Server
+
+    return services.save_server(
+        name=name or test_server.name,
+        host=test_server.address,
+        port=test_server.port,
+        agent_type=Server.AgentType.SSH,
+        credential=credential,
+        host_keys=host_keys,
+        **fields,
+    )

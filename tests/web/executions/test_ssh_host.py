@@ -14,33 +14,16 @@ from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
 from otterweb.inventory import services
 from otterweb.inventory.checks import trust_host_key
-from otterweb.inventory.models import Credential, Server
+from otterweb.inventory.models import Server
+from tests.web.conftest import ssh_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def key(sshd) -> Credential:
-    return services.save_credential(
-        name="deploy-key",
-        kind=Credential.Kind.PRIVATE_KEY,
-        username=sshd.user,
-        secret=sshd.client_key.read_text(),
+def trusted_server(test_server, credential, *, trusted: bool = True, **fields) -> Server:
+    return ssh_server(
+        test_server, credential, host_keys=test_server.host_key if trusted else "", **fields
     )
-
-
-def ssh_server(test_server, credential, *, trusted: bool = True, **fields) -> Server:
-    server = services.save_server(
-        name=test_server.name,
-        host=test_server.address,
-        port=test_server.port,
-        agent_type=Server.AgentType.SSH,
-        credential=credential,
-    )
-    Server.objects.filter(pk=server.pk).update(
-        host_keys=test_server.host_key if trusted else "", **fields
-    )
-    return Server.objects.get(pk=server.pk)
 
 
 def run(script: str, servers: list[str]) -> tuple[Execution, list[str]]:
@@ -55,9 +38,9 @@ def run(script: str, servers: list[str]) -> tuple[Execution, list[str]]:
     return execution, messages
 
 
-def test_ssh_job_runs_on_each_server_with_its_scope_named(sshd, key) -> None:
+def test_ssh_job_runs_on_each_server_with_its_scope_named(sshd, ssh_key) -> None:
     for test_server in sshd.servers:
-        ssh_server(test_server, key)
+        trusted_server(test_server, ssh_key)
     execution, messages = run(
         'SHExec echo "on $ServerName as `$USER in `$PWD";\n'
         "Ensure-File web-$ServerName.txt\n(\n    Text: made on $ServerName\n);",
@@ -74,9 +57,9 @@ def test_ssh_job_runs_on_each_server_with_its_scope_named(sshd, key) -> None:
     assert "made on ssh2" in read
 
 
-def test_ssh_job_with_credentials_uses_the_scripts_credential(sshd, key) -> None:
+def test_ssh_job_with_credentials_uses_the_scripts_credential(sshd, ssh_key) -> None:
     assert sshd.password, "the SSH tests run as root, which gives the test user a password"
-    ssh_server(sshd.servers[0], None, user=sshd.user)
+    trusted_server(sshd.servers[0], None, user=sshd.user)
     services.save_credential(name="pw", username=sshd.user, secret=sshd.password)
     execution, messages = run(
         "with credentials = pw\n{\n    SHExec echo logged in with a password;\n}",
@@ -87,10 +70,10 @@ def test_ssh_job_with_credentials_uses_the_scripts_credential(sshd, key) -> None
     assert not any(sshd.password in message for message in messages)
 
 
-def test_ssh_job_wrong_password_fails_that_server_only(sshd, key) -> None:
+def test_ssh_job_wrong_password_fails_that_server_only(sshd, ssh_key) -> None:
     wrong = services.save_credential(name="wrong", username=sshd.user, secret="Not-The-Password-1")
-    ssh_server(sshd.servers[0], wrong)
-    ssh_server(sshd.servers[1], key)
+    trusted_server(sshd.servers[0], wrong)
+    trusted_server(sshd.servers[1], ssh_key)
     execution, messages = run("SHExec echo fine on $ServerName;", ["ssh1", "ssh2"])
     assert execution.status == "error"
     assert "fine on ssh2" in messages
@@ -99,10 +82,10 @@ def test_ssh_job_wrong_password_fails_that_server_only(sshd, key) -> None:
     assert not any("Not-The-Password-1" in message for message in messages)
 
 
-def test_ssh_job_unreachable_port_names_the_address(sshd, key) -> None:
-    ssh_server(sshd.servers[0], key)
+def test_ssh_job_unreachable_port_names_the_address(sshd, ssh_key) -> None:
+    trusted_server(sshd.servers[0], ssh_key)
     Server.objects.create(
-        name="gone", host="127.0.0.1", port=1, agent_type=Server.AgentType.SSH, credential=key
+        name="gone", host="127.0.0.1", port=1, agent_type=Server.AgentType.SSH, credential=ssh_key
     )
     execution, messages = run("SHExec echo fine on $ServerName;", ["gone", "ssh1"])
     assert execution.status == "error"
@@ -110,8 +93,8 @@ def test_ssh_job_unreachable_port_names_the_address(sshd, key) -> None:
     assert any("gone (127.0.0.1:1): connection refused" in m for m in messages)
 
 
-def test_ssh_job_untrusted_key_is_pending_until_trusted(sshd, key) -> None:
-    server = ssh_server(sshd.servers[0], key, trusted=False)
+def test_ssh_job_untrusted_key_is_pending_until_trusted(sshd, ssh_key) -> None:
+    server = trusted_server(sshd.servers[0], ssh_key, trusted=False)
     execution, messages = run("SHExec echo ran;", [server.name])
     assert execution.status == "error" and "ran" not in messages
     offered = fingerprint(sshd.servers[0].host_key)
@@ -123,9 +106,9 @@ def test_ssh_job_untrusted_key_is_pending_until_trusted(sshd, key) -> None:
     assert execution.status == "normal" and "ran" in messages
 
 
-def test_ssh_job_changed_key_is_refused_with_both_fingerprints(sshd, key) -> None:
+def test_ssh_job_changed_key_is_refused_with_both_fingerprints(sshd, ssh_key) -> None:
     other = (sshd.client_key.with_suffix(".pub")).read_text().strip()
-    server = ssh_server(sshd.servers[0], key)
+    server = trusted_server(sshd.servers[0], ssh_key)
     Server.objects.filter(pk=server.pk).update(host_keys=other)
     execution, messages = run("SHExec echo ran;", [server.name])
     assert execution.status == "error" and "ran" not in messages
@@ -135,9 +118,9 @@ def test_ssh_job_changed_key_is_refused_with_both_fingerprints(sshd, key) -> Non
     assert server.pending_host_key == ""  # a changed key is never offered for trust
 
 
-def test_ssh_job_trusts_on_first_use_when_the_site_says_so(sshd, key, settings) -> None:
+def test_ssh_job_trusts_on_first_use_when_the_site_says_so(sshd, ssh_key, settings) -> None:
     settings.OTTERWEB_SSH_TRUST_ON_FIRST_USE = True
-    server = ssh_server(sshd.servers[0], key, trusted=False)
+    server = trusted_server(sshd.servers[0], ssh_key, trusted=False)
     execution, messages = run("SHExec echo ran;", [server.name])
     assert execution.status == "normal" and "ran" in messages
     server.refresh_from_db()

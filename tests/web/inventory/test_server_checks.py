@@ -12,35 +12,15 @@ from django.db import close_old_connections
 from django.utils import timezone
 
 from engine import fingerprint
-from otterweb.inventory import checks, services
+from otterweb.inventory import checks
 from otterweb.inventory.models import Credential, Server
+from tests.web.conftest import ssh_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def key(sshd) -> Credential:
-    return services.save_credential(
-        name="deploy-key",
-        kind=Credential.Kind.PRIVATE_KEY,
-        username=sshd.user,
-        secret=sshd.client_key.read_text(),
-    )
-
-
-def ssh_server(test_server, credential, *, host_keys: str = "", name: str = "") -> Server:
-    return services.save_server(
-        name=name or test_server.name,
-        host=test_server.address,
-        port=test_server.port,
-        agent_type=Server.AgentType.SSH,
-        credential=credential,
-        host_keys=host_keys,
-    )
-
-
-def test_check_server_records_what_a_trusted_server_is(sshd, key) -> None:
-    server = ssh_server(sshd.servers[0], key, host_keys=sshd.servers[0].host_key)
+def test_check_server_records_what_a_trusted_server_is(sshd, ssh_key) -> None:
+    server = ssh_server(sshd.servers[0], ssh_key, host_keys=sshd.servers[0].host_key)
     server = checks.check_server(server)
     assert server.reachable is True and server.check_error == ""
     assert 0 < server.latency_ms < 10_000
@@ -49,17 +29,17 @@ def test_check_server_records_what_a_trusted_server_is(sshd, key) -> None:
     assert server.last_seen == server.last_checked
 
 
-def test_check_server_records_an_unreachable_port_with_its_reason(sshd, key) -> None:
+def test_check_server_records_an_unreachable_port_with_its_reason(sshd, ssh_key) -> None:
     server = Server.objects.create(
-        name="gone", host="127.0.0.1", port=1, agent_type=Server.AgentType.SSH, credential=key
+        name="gone", host="127.0.0.1", port=1, agent_type=Server.AgentType.SSH, credential=ssh_key
     )
     server = checks.check_server(server)
     assert server.reachable is False and server.last_seen is None
     assert "gone (127.0.0.1:1): connection refused" in server.check_error
 
 
-def test_check_server_keeps_an_untrusted_key_pending(sshd, key) -> None:
-    server = checks.check_server(ssh_server(sshd.servers[0], key))
+def test_check_server_keeps_an_untrusted_key_pending(sshd, ssh_key) -> None:
+    server = checks.check_server(ssh_server(sshd.servers[0], ssh_key))
     assert server.reachable is False and server.last_seen is not None  # it answered
     assert server.pending_host_key == " ".join(sshd.servers[0].host_key.split()[:2])
     assert "not trusted yet" in server.check_error
@@ -94,8 +74,8 @@ def test_check_due_servers_does_nothing_when_checks_are_off(db, settings) -> Non
     assert Server.objects.get().last_checked is None
 
 
-def test_trust_host_key_needs_the_fingerprint_of_the_pending_key(sshd, key) -> None:
-    server = checks.check_server(ssh_server(sshd.servers[0], key))
+def test_trust_host_key_needs_the_fingerprint_of_the_pending_key(sshd, ssh_key) -> None:
+    server = checks.check_server(ssh_server(sshd.servers[0], ssh_key))
     offered = fingerprint(server.pending_host_key)
     with pytest.raises(Exception, match="offered the key"):
         checks.trust_host_key(server=server, fingerprint_seen="SHA256:not-it")
@@ -109,16 +89,16 @@ def test_trust_host_key_needs_the_fingerprint_of_the_pending_key(sshd, key) -> N
 # ---- the API
 
 
-def test_api_server_check_and_trust_need_change_permission(sshd, key, client_with) -> None:
-    ssh_server(sshd.servers[0], key)
+def test_api_server_check_and_trust_need_change_permission(sshd, ssh_key, client_with) -> None:
+    ssh_server(sshd.servers[0], ssh_key)
     viewer = client_with("inventory.view_server")
     assert viewer.post("/api/servers/ssh1/check/").status_code == 403
     assert viewer.post("/api/servers/ssh1/trust-host-key/", {"fingerprint": "x"}).status_code == 403
     assert Server.objects.get().last_checked is None
 
 
-def test_api_server_check_then_trust_the_key_it_offered(sshd, key, client_with) -> None:
-    ssh_server(sshd.servers[0], key)
+def test_api_server_check_then_trust_the_key_it_offered(sshd, ssh_key, client_with) -> None:
+    ssh_server(sshd.servers[0], ssh_key)
     admin = client_with("inventory.view_server", "inventory.change_server")
     none_pending = admin.post("/api/servers/ssh1/trust-host-key/", {"fingerprint": "SHA256:x"})
     assert none_pending.status_code == 400
@@ -164,8 +144,8 @@ def test_api_credential_passphrase_is_write_only(client_with) -> None:
 # ---- the pages
 
 
-def test_server_page_shows_the_pending_key_and_trusts_it(sshd, key, client_with) -> None:
-    ssh_server(sshd.servers[0], key)
+def test_server_page_shows_the_pending_key_and_trusts_it(sshd, ssh_key, client_with) -> None:
+    ssh_server(sshd.servers[0], ssh_key)
     admin = client_with("inventory.view_server", "inventory.change_server")
     checked = admin.post("/inventory/servers/ssh1/check/", follow=True).content.decode()
     offered = fingerprint(sshd.servers[0].host_key)
@@ -180,8 +160,8 @@ def test_server_page_shows_the_pending_key_and_trusts_it(sshd, key, client_with)
     assert "reachable" in listed and " ms" in listed
 
 
-def test_server_page_buttons_need_change_permission(sshd, key, client_with) -> None:
-    ssh_server(sshd.servers[0], key)
+def test_server_page_buttons_need_change_permission(sshd, ssh_key, client_with) -> None:
+    ssh_server(sshd.servers[0], ssh_key)
     viewer = client_with("inventory.view_server")
     page = viewer.get("/inventory/servers/ssh1/").content.decode()
     assert "server-check" not in page and "/check/" not in page
