@@ -265,7 +265,7 @@ class SshConnections:
         # the same server reached with other credentials is another connection
         key = (target.address, target.port, target.user, target.password, target.private_key)
         task = self._servers.get(key)
-        if task is None or (task.done() and task.exception() is not None):
+        if task is None:  # a server that failed fails again at once, with the same error
             task = asyncio.ensure_future(self._open(target))
             self._servers[key] = task
         return SshAgent(target, await asyncio.shield(task))
