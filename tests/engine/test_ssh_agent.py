@@ -1,247 +1,783 @@
-"""The SSH agent on real OpenSSH servers (the ``sshd`` fixture): commands streamed, cancelled
-with their children, files over SFTP, one connection shared by many operations, host keys, the
-errors of each way a connection fails, the server probe and HTTP from the server."""
+"""The SSH agent (engine/agents/ssh.py) against real OpenSSH servers (the ``sshd`` fixture): runs,
+cancels, files, one connection shared by many operations, every way a connection fails, host
+keys, the server probe, HTTP from the server, and the engine's operations on SSH servers."""
 
 from __future__ import annotations
 
 import asyncio
-import http.server
-import secrets
+import os
+import pwd
+import re
+import shlex
+import shutil
 import socket
+import stat
+import subprocess
 import threading
-from dataclasses import replace
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
-from engine.agents import AgentError
-from engine.agents.base import HttpRequest
-from engine.agents.ssh import (
+from engine import parse
+from engine.agents import (
+    AgentError,
     HostKeyChanged,
     HostKeyUntrusted,
+    HttpRequest,
+    SshAgent,
     SshConnections,
     SshTarget,
     fingerprint,
     probe,
 )
+from engine.agents.ssh import COMMAND_CHANNELS
+from engine.interpreter import Host, ListSink, RunCredential, ScriptRun
 
 
-def target(cluster, number: int = 0, **changes) -> SshTarget:
-    server = cluster.servers[number]
-    made = SshTarget(
-        server=server.name,
-        address=server.address,
-        port=server.port,
-        user=server.user,
-        private_key=cluster.client_key.read_text(),
-        trusted_host_keys=(server.host_key,),
-        connect_timeout=5,
+def target(cluster, index: int = 0, **changes) -> SshTarget:
+    """How to reach the cluster's server ``index`` by key, its host key trusted."""
+    server = cluster.servers[index]
+    fields = {
+        "server": server.name,
+        "address": server.address,
+        "port": server.port,
+        "user": server.user,
+        "private_key": cluster.client_key.read_text(),
+        "trusted_host_keys": (server.host_key,),
+    }
+    fields.update(changes)
+    return SshTarget(**fields)
+
+
+def key_part(line: str) -> str:
+    """``ssh-ed25519 AAAA...`` without the comment."""
+    return " ".join(line.split()[:2])
+
+
+def free_port() -> int:
+    with socket.socket() as handle:
+        handle.bind(("127.0.0.1", 0))
+        return handle.getsockname()[1]
+
+
+def accepted_logins(cluster) -> int:
+    """How many logins the cluster's daemons have accepted (each daemon's sshd.log)."""
+    return sum(
+        log.read_text(errors="replace").count("Accepted ")
+        for log in cluster.folder.glob("sshd*/sshd.log")
     )
-    return replace(made, **changes)
+
+
+class Output:
+    """An ``on_output`` that keeps each line with whether it came from standard error."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, bool]] = []
+
+    def __call__(self, line: str, is_error: bool) -> None:
+        self.lines.append((line, is_error))
+
+    @property
+    def out(self) -> list[str]:
+        return [line for line, is_error in self.lines if not is_error]
+
+    @property
+    def err(self) -> list[str]:
+        return [line for line, is_error in self.lines if is_error]
+
+
+async def run(agent: SshAgent, command: list[str], **options) -> tuple[int, Output]:
+    output = Output()
+    code = await agent.run(command, on_output=output, **options)
+    return code, output
 
 
 @pytest.fixture
-async def agent(sshd):
-    connections = SshConnections()
-    yield await connections.agent(target(sshd))
-    await connections.close()
+async def connections() -> AsyncIterator[SshConnections]:
+    opened = SshConnections()
+    try:
+        yield opened
+    finally:
+        await opened.close()
 
 
-async def lines_of(agent, command, **options) -> tuple[int, list[tuple[str, bool]]]:
-    seen: list[tuple[str, bool]] = []
-    code = await agent.run(
-        command, on_output=lambda line, error: seen.append((line, error)), **options
+@pytest.fixture
+async def agent(sshd, connections) -> SshAgent:
+    return await connections.agent(target(sshd))
+
+
+@pytest.fixture
+def folder(sshd) -> str:
+    """A fresh folder the test user owns (every server is this machine)."""
+    path = sshd.home / f"agent-{uuid.uuid4().hex[:10]}"
+    path.mkdir()
+    shutil.chown(path, sshd.user)
+    return str(path)
+
+
+# ---- run -----------------------------------------------------------------------------------------
+
+
+async def test_run_streams_stdout_and_stderr_lines_in_order_with_their_flag(agent) -> None:
+    script = "echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three; sleep 0.1; echo four >&2"
+    code, output = await run(agent, ["sh", "-c", script])
+    assert code == 0
+    assert output.lines == [("one", False), ("two", True), ("three", False), ("four", True)]
+
+
+async def test_run_streams_a_line_before_the_process_ends(agent, folder) -> None:
+    # the command waits for a file that the test creates only when the first line has arrived
+    signal_file = Path(folder) / "go"
+    output = Output()
+
+    def on_output(line: str, is_error: bool) -> None:
+        output(line, is_error)
+        if line == "ready":
+            signal_file.write_text("")
+
+    script = (
+        f"echo ready; for i in $(seq 100); do [ -e {shlex.quote(str(signal_file))} ] && "
+        "echo seen && exit 0; sleep 0.05; done; echo never-seen; exit 9"
     )
-    return code, seen
+    code = await agent.run(["sh", "-c", script], on_output=on_output)
+    assert (code, output.out) == (0, ["ready", "seen"])
 
 
-async def test_ssh_agent_run_streams_both_streams_with_input_folder_and_environment(agent) -> None:
-    code, seen = await lines_of(
+async def test_run_returns_the_exit_code(agent) -> None:
+    assert (await run(agent, ["true"]))[0] == 0
+    assert (await run(agent, ["sh", "-c", "exit 3"]))[0] == 3
+
+
+async def test_run_a_process_killed_by_a_signal_is_255_with_a_message(agent) -> None:
+    code, output = await run(agent, ["sh", "-c", "echo before; kill -9 $$"])
+    assert code == 255
+    assert output.out == ["before"]
+    assert output.err == ["killed by the signal KILL"]
+
+
+async def test_run_passes_stdin_and_closes_it(agent) -> None:
+    code, output = await run(agent, ["cat"], stdin=b"first\nsecond line\n")
+    assert (code, output.out) == (0, ["first", "second line"])
+    big = b"x" * 199_999 + b"\n"
+    code, output = await run(agent, ["wc", "-c"], stdin=big)
+    assert (code, output.out) == (0, ["200000"])
+    # no stdin is an empty one, never a wait for input
+    code, output = await asyncio.wait_for(run(agent, ["cat"]), 10)
+    assert (code, output.lines) == (0, [])
+
+
+async def test_run_in_a_working_directory(agent, folder) -> None:
+    code, output = await run(agent, ["pwd"], cwd=folder)
+    assert (code, output.out) == (0, [folder])
+    spaced = Path(folder) / "with space's"
+    spaced.mkdir()
+    code, output = await run(agent, ["pwd"], cwd=str(spaced))
+    assert (code, output.out) == (0, [str(spaced)])
+
+
+async def test_run_environment_values_arrive_as_given(agent) -> None:
+    value = 'it\'s "quoted" $HOME `id` \\ with  two spaces; and *'
+    code, output = await run(
         agent,
-        ["sh", "-c", 'echo out; echo err >&2; pwd; echo "$GREETING"; cat; exit 3'],
-        cwd="/tmp",
-        env={"GREETING": 'it\'s "quoted" $HOME'},
-        stdin=b"one\ntwo\n",
+        ["sh", "-c", 'printf "%s|%s\\n" "$GREETING" "$OTHER"'],
+        env={"GREETING": value, "OTHER": ""},
     )
-    assert code == 3
-    assert [line for line, error in seen if not error] == [
-        "out",
-        "/tmp",
-        'it\'s "quoted" $HOME',
-        "one",
-        "two",
-    ]
-    assert [line for line, error in seen if error] == ["err"]
+    assert (code, output.out) == (0, [f"{value}|"])
+    with pytest.raises(AgentError, match="'BAD-NAME' is not a name"):
+        await run(agent, ["true"], env={"BAD-NAME": "x"})
 
 
-async def test_ssh_agent_run_reports_a_missing_program_and_folder(agent) -> None:
-    code, seen = await lines_of(agent, ["no-such-program-here"])
-    assert code == 127 and any("no-such-program-here" in line for line, _ in seen)
-    code, seen = await lines_of(agent, ["true"], cwd="/no/such/folder")
-    assert code == 127 and any("/no/such/folder" in line for line, _ in seen)
+async def test_run_a_missing_program_is_127_with_a_message(agent) -> None:
+    code, output = await run(agent, ["no-such-program-otter", "--flag"])
+    assert code == 127
+    assert output.out == []
+    assert any("no-such-program-otter" in line and "not found" in line for line in output.err)
 
 
-async def test_ssh_agent_cancel_kills_the_remote_process_tree(sshd, agent) -> None:
-    marker = f"otter-{secrets.token_hex(4)}"
-    running = asyncio.ensure_future(
-        agent.run(["sh", "-c", f"sleep 300 & sleep 301; : {marker}"], on_output=lambda *_: None)
+async def test_run_a_bad_working_directory_is_127_naming_it(agent, folder) -> None:
+    missing = f"{folder}/no-such-folder"
+    code, output = await run(agent, ["echo", "never"], cwd=missing)
+    assert code == 127
+    assert output.out == []
+    assert any(missing in line and "No such file or directory" in line for line in output.err)
+    a_file = Path(folder) / "file"
+    a_file.write_text("")
+    code, output = await run(agent, ["echo", "never"], cwd=str(a_file))
+    assert code == 127 and output.out == []
+    assert any(str(a_file) in line and "Not a directory" in line for line in output.err)
+
+
+# ---- cancel --------------------------------------------------------------------------------------
+
+
+async def test_run_cancel_kills_the_remote_process_tree(sshd, connections, agent) -> None:
+    # a unique sleep length is the marker: the shell and both sleeps carry it on their command line
+    marker = f"300.{uuid.uuid4().int % 10**9:09d}"
+    started = asyncio.Event()
+    output = Output()
+
+    def on_output(line: str, is_error: bool) -> None:
+        output(line, is_error)
+        if line == "started":
+            started.set()
+
+    task = asyncio.ensure_future(
+        agent.run(
+            ["sh", "-c", f"sleep {marker} & echo started; sleep {marker}; echo never"],
+            on_output=on_output,
+        )
     )
-    await asyncio.sleep(0.5)
-    running.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await running
+    await asyncio.wait_for(started.wait(), 10)
     other = SshConnections()
     try:
-        watcher = await other.agent(target(sshd, 1))
-        code, seen = await lines_of(watcher, ["pgrep", "-u", sshd.user, "-f", "sleep 30[01]"])
+        watcher = await other.agent(target(sshd))  # a second agent, its own connection
+        code, found = await run(watcher, ["pgrep", "-u", sshd.user, "-f", marker])
+        assert code == 0 and len(found.out) == 3, found.lines  # the shell and its two sleeps
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        code, found = await run(watcher, ["pgrep", "-u", sshd.user, "-f", marker])
+        assert (code, found.out) == (1, [])
     finally:
         await other.close()
-    assert code == 1 and seen == [], seen  # pgrep found nothing left
+    assert "never" not in output.out
+    # the connection is still good for the next command
+    assert (await run(agent, ["echo", "after"]))[1].out == ["after"]
 
 
-async def test_ssh_agent_files_over_sftp(agent) -> None:
-    root = f"/tmp/otter-sftp-{secrets.token_hex(4)}"
-    path = agent.join(root, "a", "b.txt")
-    assert path == f"{root}/a/b.txt"
-    await agent.write_file(path, b"first", mode=0o640)
-    await agent.write_file(path, b"second")  # keeps the mode
-    assert await agent.read_file(path) == b"second"
-    info = await agent.stat(path)
-    assert info is not None and (info.size, info.mode, info.is_directory) == (6, 0o640, False)
-    listed = await agent.list_dir(root, recursive=True)
-    assert [i.path for i in listed] == [f"{root}/a", path]  # no temporary file left beside it
-    await agent.make_dirs(f"{root}/c/d")
-    await agent.move(path, f"{root}/c")
-    assert await agent.stat(f"{root}/c/b.txt") is not None and await agent.stat(path) is None
-    await agent.set_mode(f"{root}/c/b.txt", 0o600)
-    assert (await agent.stat(f"{root}/c/b.txt")).mode == 0o600
-    with pytest.raises(AgentError, match="a file is in the way"):
-        await agent.make_dirs(f"{root}/c/b.txt")
-    with pytest.raises(AgentError, match=f"'{root}/nothing' on ssh1: it does not exist"):
-        await agent.read_file(f"{root}/nothing")
-    with pytest.raises(AgentError, match="is a directory"):
-        await agent.read_file(root)
-    await agent.delete(root)
-    await agent.delete(root)  # nothing there is no error
-    assert await agent.stat(root) is None
-
-
-async def test_ssh_connections_share_one_connection_beyond_max_sessions(sshd) -> None:
-    connections = SshConnections()
-    try:
-        agents = [await connections.agent(target(sshd)) for _ in range(3)]
-        results = await asyncio.gather(
-            *(lines_of(agents[n % 3], ["sh", "-c", f"sleep 0.2; echo {n}"]) for n in range(25))
+async def test_run_cancel_of_every_busy_channel_at_once_kills_every_tree(
+    sshd, connections, agent
+) -> None:
+    # a whole fan-out cancelled (an execution stopped): every command channel is busy, more
+    # commands wait for one, SFTP is open, and each cancel must still reach its process group
+    await agent.stat("/")
+    marker = f"301.{uuid.uuid4().int % 10**9:09d}"
+    started: list[str] = []
+    tasks = [
+        asyncio.ensure_future(
+            agent.run(
+                ["sh", "-c", f"sleep {marker} & echo started; sleep {marker}"],
+                on_output=lambda line, is_error: started.append(line),
+            )
         )
-        assert [seen for _, seen in results] == [[(str(n), False)] for n in range(25)]
+        for _ in range(COMMAND_CHANNELS + 3)
+    ]
+    watcher_connections = SshConnections()
+    try:
+        for _ in range(100):
+            if len(started) == COMMAND_CHANNELS:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)
+        assert len(started) == COMMAND_CHANNELS  # the rest wait for a channel
+        watcher = await watcher_connections.agent(target(sshd))
+        code, found = await run(watcher, ["pgrep", "-u", sshd.user, "-f", marker])
+        assert code == 0 and len(found.out) == 3 * COMMAND_CHANNELS, found.lines
+        for task in tasks:
+            task.cancel()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        assert all(isinstance(result, asyncio.CancelledError) for result in results), results
+        code, found = await run(watcher, ["pgrep", "-u", sshd.user, "-f", marker])
+        leftover = len(found.out)
+        await run(watcher, ["pkill", "-KILL", "-u", sshd.user, "-f", marker])  # tidy up
+        assert (code, leftover) == (1, 0), f"{leftover} processes of cancelled runs still run"
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await watcher_connections.close()
+
+
+# ---- files ---------------------------------------------------------------------------------------
+
+
+async def test_write_file_creates_parent_folders(agent, folder) -> None:
+    path = f"{folder}/a/b/c.txt"
+    await agent.write_file(path, b"hello\nworld\x00\xff")
+    assert await agent.read_file(path) == b"hello\nworld\x00\xff"
+    assert Path(path).read_bytes() == b"hello\nworld\x00\xff"
+    assert Path(path).stat().st_uid == pwd.getpwnam(agent.target.user).pw_uid
+
+
+async def test_write_file_keeps_the_mode_unless_one_is_given(agent, folder) -> None:
+    path = f"{folder}/script.sh"
+    await agent.write_file(path, b"one")
+    await agent.set_mode(path, 0o750)
+    await agent.write_file(path, b"two")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o750
+    assert (await agent.stat(path)).mode == 0o750
+    await agent.write_file(path, b"three", mode=0o604)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o604
+    assert await agent.read_file(path) == b"three"
+    await agent.write_file(f"{folder}/new.sh", b"", mode=0o700)
+    assert stat.S_IMODE(os.stat(f"{folder}/new.sh").st_mode) == 0o700
+
+
+async def test_write_file_leaves_no_temporary_file_beside_it(agent, folder) -> None:
+    for number in range(3):
+        await agent.write_file(f"{folder}/config.ini", f"version {number}".encode())
+    assert [info.name for info in await agent.list_dir(folder)] == ["config.ini"]
+    assert sorted(os.listdir(folder)) == ["config.ini"]
+    assert await agent.read_file(f"{folder}/config.ini") == b"version 2"
+
+
+async def test_write_file_over_a_directory_is_an_error(agent, folder) -> None:
+    with pytest.raises(
+        AgentError, match=re.escape(f"cannot write '{folder}' on ssh1: it is a directory")
+    ):
+        await agent.write_file(folder, b"x")
+
+
+async def test_read_file_missing_or_a_directory_names_the_server_and_path(agent, folder) -> None:
+    missing = f"{folder}/missing.txt"
+    with pytest.raises(AgentError) as raised:
+        await agent.read_file(missing)
+    assert "ssh1" in str(raised.value) and missing in str(raised.value)
+    assert "does not exist" in str(raised.value)
+    with pytest.raises(AgentError) as raised:
+        await agent.read_file(folder)
+    assert "ssh1" in str(raised.value) and folder in str(raised.value)
+    assert "is a directory" in str(raised.value)
+
+
+async def test_stat_describes_a_file_and_a_directory_and_none_when_missing(agent, folder) -> None:
+    assert await agent.stat(f"{folder}/missing") is None
+    assert await agent.stat(f"{folder}/missing/deeper") is None
+    await agent.write_file(f"{folder}/five.txt", b"12345", mode=0o640)
+    before = time.time()
+    info = await agent.stat(f"{folder}/five.txt")
+    assert (info.path, info.name, info.is_directory, info.size, info.mode) == (
+        f"{folder}/five.txt",
+        "five.txt",
+        False,
+        5,
+        0o640,
+    )
+    assert before - 60 < info.modified <= before + 1
+    directory = await agent.stat(folder)
+    assert directory.is_directory and directory.name == Path(folder).name
+
+
+async def test_list_dir_lists_children_or_the_whole_tree(agent, folder) -> None:
+    for path in ("top.txt", "a/x.txt", "a/b/y.txt"):
+        await agent.write_file(f"{folder}/{path}", path.encode())
+    await agent.make_dirs(f"{folder}/empty")
+    top = await agent.list_dir(folder)
+    assert [(i.name, i.is_directory) for i in top] == [
+        ("a", True),
+        ("empty", True),
+        ("top.txt", False),
+    ]
+    tree = await agent.list_dir(folder, recursive=True)
+    assert [i.path for i in tree] == [
+        f"{folder}/{path}" for path in ("a", "a/b", "a/b/y.txt", "a/x.txt", "empty", "top.txt")
+    ]
+    assert next(i for i in tree if i.name == "y.txt").size == len("a/b/y.txt")
+    with pytest.raises(AgentError, match="does not exist on ssh1"):
+        await agent.list_dir(f"{folder}/nowhere")
+    with pytest.raises(AgentError, match="is not a directory"):
+        await agent.list_dir(f"{folder}/top.txt")
+
+
+async def test_delete_a_tree_a_file_and_nothing(agent, folder) -> None:
+    for path in ("tree/a.txt", "tree/sub/b.txt", "tree/sub/deep/c.txt", "file.txt"):
+        await agent.write_file(f"{folder}/{path}", b"x")
+    await agent.delete(f"{folder}/tree")
+    assert await agent.stat(f"{folder}/tree") is None
+    assert not os.path.exists(f"{folder}/tree")
+    await agent.delete(f"{folder}/file.txt")
+    assert os.listdir(folder) == []
+    await agent.delete(f"{folder}/nothing-here")  # nothing there is no error
+    await agent.delete(f"{folder}/nothing/deeper")
+
+
+async def test_move_renames_and_moves_into_a_directory(agent, folder) -> None:
+    await agent.write_file(f"{folder}/one.txt", b"1")
+    await agent.move(f"{folder}/one.txt", f"{folder}/two.txt")
+    assert await agent.stat(f"{folder}/one.txt") is None
+    assert await agent.read_file(f"{folder}/two.txt") == b"1"
+    await agent.make_dirs(f"{folder}/into")
+    await agent.move(f"{folder}/two.txt", f"{folder}/into")
+    assert await agent.read_file(f"{folder}/into/two.txt") == b"1"
+    await agent.write_file(f"{folder}/three.txt", b"3")
+    await agent.move(f"{folder}/three.txt", f"{folder}/into/two.txt")  # over an existing file
+    assert await agent.read_file(f"{folder}/into/two.txt") == b"3"
+    await agent.move(f"{folder}/into", f"{folder}/renamed")  # a directory
+    assert [i.name for i in await agent.list_dir(f"{folder}/renamed")] == ["two.txt"]
+    with pytest.raises(AgentError, match=re.escape(f"cannot move '{folder}/gone' on ssh1")):
+        await agent.move(f"{folder}/gone", f"{folder}/anywhere")
+
+
+async def test_make_dirs_makes_every_level_and_refuses_a_file_in_the_way(agent, folder) -> None:
+    await agent.make_dirs(f"{folder}/x/y/z")
+    await agent.make_dirs(f"{folder}/x/y/z")  # already there
+    assert os.path.isdir(f"{folder}/x/y/z")
+    await agent.write_file(f"{folder}/blocker", b"")
+    with pytest.raises(AgentError, match="a file is in the way"):
+        await agent.make_dirs(f"{folder}/blocker")
+    with pytest.raises(AgentError, match=re.escape(f"'{folder}/blocker/sub' on ssh1")):
+        await agent.make_dirs(f"{folder}/blocker/sub")
+
+
+async def test_set_mode_changes_the_mode_and_names_a_missing_file(agent, folder) -> None:
+    await agent.write_file(f"{folder}/run.sh", b"#!/bin/sh\necho ran\n")
+    await agent.set_mode(f"{folder}/run.sh", 0o755)
+    assert (await agent.stat(f"{folder}/run.sh")).mode == 0o755
+    assert (await run(agent, [f"{folder}/run.sh"]))[1].out == ["ran"]
+    await agent.set_mode(f"{folder}/run.sh", 0o400)
+    assert stat.S_IMODE(os.stat(f"{folder}/run.sh").st_mode) == 0o400
+    with pytest.raises(
+        AgentError, match=re.escape(f"'{folder}/missing' on ssh1: it does not exist")
+    ):
+        await agent.set_mode(f"{folder}/missing", 0o644)
+
+
+async def test_join_is_posix(agent) -> None:
+    assert agent.join("/srv", "app", "conf.d/x.conf") == "/srv/app/conf.d/x.conf"
+    assert agent.join("relative", "b") == "relative/b"
+    assert agent.join("/srv/app", "/etc/hosts") == "/etc/hosts"
+    assert agent.join("C:", "x") == "C:/x"
+
+
+# ---- one connection ------------------------------------------------------------------------------
+
+
+async def test_connections_share_one_connection_for_many_operations(sshd, folder) -> None:
+    connections = SshConnections()
+    before = accepted_logins(sshd)
+    try:
+        agents = await asyncio.gather(*(connections.agent(target(sshd)) for _ in range(20)))
+
+        async def work(number: int) -> tuple[int, list[str], bytes]:
+            one = agents[number]
+            path = f"{folder}/file-{number}.txt"
+            code, output = await run(one, ["sh", "-c", f"sleep 0.2; echo run {number}"])
+            await one.write_file(path, f"text {number}".encode())
+            return code, output.out, await one.read_file(path)
+
+        started = time.monotonic()
+        results = await asyncio.gather(*(work(n) for n in range(20)))
+        elapsed = time.monotonic() - started
+        assert results == [(0, [f"run {n}"], f"text {n}".encode()) for n in range(20)]
+        # 20 runs of 0.2 s on 8 channels at once: 3 rounds, not 20
+        assert elapsed < 3, elapsed
         assert len(connections._servers) == 1
-        assert len({id(a._connection) for a in agents}) == 1
+        assert accepted_logins(sshd) - before == 1
     finally:
         await connections.close()
 
 
-async def test_ssh_connections_connect_a_few_servers_at_a_time(sshd) -> None:
+async def test_run_bursts_of_commands_beside_sftp_all_succeed(agent) -> None:
+    # every command channel busy with SFTP open, the channels freed and taken again in step:
+    # each new channel is asked for while sshd may still count the one just closed
+    await agent.stat("/")
+    for burst in range(2):
+        results = await asyncio.gather(
+            *(run(agent, ["sh", "-c", f"sleep 0.2; echo {burst}-{n}"]) for n in range(40)),
+            return_exceptions=True,
+        )
+        failed = [result for result in results if isinstance(result, BaseException)]
+        assert failed == [], f"{len(failed)} of 40 commands failed, first: {failed[0]}"
+        assert [output.out for _, output in results] == [[f"{burst}-{n}"] for n in range(40)]
+
+
+async def test_connections_credentials_other_than_the_first_are_another_connection(
+    sshd, connections
+) -> None:
+    assert sshd.password, "the SSH tests run as root, which gives the test user a password"
+    by_key = await connections.agent(target(sshd))
+    by_password = await connections.agent(target(sshd, private_key=None, password=sshd.password))
+    assert len(connections._servers) == 2
+    for one in (by_key, by_password):
+        assert (await run(one, ["id", "-un"]))[1].out == [sshd.user]
+
+
+async def test_connections_max_connecting_one_still_reaches_every_server(sshd) -> None:
     connections = SshConnections(max_connecting=1)
     try:
-        agents = await asyncio.gather(*(connections.agent(target(sshd, n)) for n in range(3)))
-        results = await asyncio.gather(*(lines_of(a, ["echo", a.server]) for a in agents))
-        assert [seen for _, seen in results] == [
-            [("ssh1", False)],
-            [("ssh2", False)],
-            [("ssh3", False)],
+        agents = await asyncio.gather(
+            *(connections.agent(target(sshd, index)) for index in range(3))
+        )
+        assert [one.server for one in agents] == ["ssh1", "ssh2", "ssh3"]
+        results = await asyncio.gather(*(run(one, ["echo", one.server]) for one in agents))
+        assert [(code, output.out) for code, output in results] == [
+            (0, ["ssh1"]),
+            (0, ["ssh2"]),
+            (0, ["ssh3"]),
         ]
+        assert len(connections._servers) == 3
     finally:
         await connections.close()
 
 
-async def test_ssh_connect_failures_name_server_address_and_cause(sshd) -> None:
-    free = socket.socket()
-    free.bind(("127.0.0.1", 0))
-    port = free.getsockname()[1]
-    free.close()
-    silent = socket.socket()  # accepts, and never says a word
-    silent.bind(("127.0.0.1", 0))
-    silent.listen()
-    try:
-        cases = [
-            (target(sshd, port=port), f"ssh1 (127.0.0.1:{port}): connection refused"),
-            (
-                target(sshd, port=silent.getsockname()[1], connect_timeout=0.5),
-                "timed out after 0.5 s",
-            ),
-            (target(sshd, address="no-such-host.invalid"), "'no-such-host.invalid' was not found"),
-            (
-                target(sshd, private_key=None, password="Wrong-Password-3"),
-                f"failed for the user '{sshd.user}' with a password",
-            ),
-            (target(sshd, user=""), "no user to log in to ssh1"),
-        ]
-        for wrong, message in cases:
-            with pytest.raises(AgentError) as failure:
-                await probe(wrong)
-            assert message in str(failure.value)
-            assert "Wrong-Password-3" not in str(failure.value)
-    finally:
-        silent.close()
+# ---- failures ------------------------------------------------------------------------------------
 
 
-async def test_ssh_host_keys_untrusted_changed_and_trusted_on_first_use(sshd) -> None:
-    offered = " ".join(sshd.servers[0].host_key.split()[:2])
-    with pytest.raises(HostKeyUntrusted) as untrusted:
-        await probe(target(sshd, trusted_host_keys=()))
-    assert untrusted.value.offered == offered
-    assert untrusted.value.fingerprint == fingerprint(offered)
-    other = sshd.client_key.with_suffix(".pub").read_text().strip()
-    with pytest.raises(HostKeyChanged) as changed:
-        await probe(target(sshd, trusted_host_keys=(other,)))
-    assert fingerprint(other) in str(changed.value) and fingerprint(offered) in str(changed.value)
-    heard = []
+async def test_connect_wrong_password_names_the_user_never_the_password(sshd, connections) -> None:
+    assert sshd.password
+    secret = "Wrong-Secret-9"
+    with pytest.raises(AgentError) as raised:
+        await connections.agent(target(sshd, private_key=None, password=secret))
+    message = str(raised.value)
+    assert f"failed for the user '{sshd.user}' with a password" in message
+    assert f"ssh1 (127.0.0.1:{sshd.servers[0].port})" in message
+    assert secret not in message and secret not in repr(raised.value)
+    # the right one logs in
+    right = await connections.agent(target(sshd, private_key=None, password=sshd.password))
+    assert (await run(right, ["id", "-un"]))[1].out == [sshd.user]
+
+
+async def test_connect_refused_port_names_the_server_and_port(sshd, connections) -> None:
+    port = free_port()
+    with pytest.raises(AgentError) as raised:
+        await connections.agent(target(sshd, port=port))
+    assert f"cannot connect to ssh1 (127.0.0.1:{port}): connection refused" in str(raised.value)
+
+
+async def test_connect_to_a_server_that_never_answers_times_out(sshd, connections) -> None:
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(5)  # the kernel accepts; nothing ever speaks SSH
+        port = silent.getsockname()[1]
+        started = time.monotonic()
+        with pytest.raises(AgentError) as raised:
+            await connections.agent(target(sshd, port=port, connect_timeout=0.5))
+        elapsed = time.monotonic() - started
+    assert f"cannot connect to ssh1 (127.0.0.1:{port}): timed out after 0.5 s" in str(raised.value)
+    assert 0.4 < elapsed < 3, elapsed
+
+
+async def test_connect_unknown_host_name_says_it_was_not_found(sshd, connections) -> None:
+    with pytest.raises(AgentError) as raised:
+        await connections.agent(target(sshd, address="no-such-server.invalid", connect_timeout=5))
+    assert "cannot connect to ssh1: the name 'no-such-server.invalid' was not found" in str(
+        raised.value
+    )
+
+
+async def test_connect_without_a_user_or_with_an_unreadable_key(sshd, connections) -> None:
+    with pytest.raises(AgentError, match="no user to log in to ssh1"):
+        await connections.agent(target(sshd, user=""))
+    with pytest.raises(AgentError, match=r"the private key for ssh1 .* cannot be read"):
+        await connections.agent(target(sshd, private_key="not a key"))
+    with pytest.raises(AgentError, match="a trusted host key of ssh1 is not readable"):
+        await connections.agent(target(sshd, trusted_host_keys=("ssh-ed25519 nonsense",)))
+
+
+async def test_host_key_untrusted_gives_the_fingerprint_ssh_keygen_shows(
+    sshd, connections, tmp_path
+) -> None:
+    server = sshd.servers[0]
+    public = tmp_path / "host.pub"
+    public.write_text(server.host_key + "\n")
+    listed = subprocess.run(
+        ["ssh-keygen", "-lf", str(public)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert listed[1].startswith("SHA256:")
+    with pytest.raises(HostKeyUntrusted) as raised:
+        await connections.agent(target(sshd, trusted_host_keys=()))
+    assert raised.value.fingerprint == listed[1] == fingerprint(server.host_key)
+    assert raised.value.offered == key_part(server.host_key)
+    message = str(raised.value)
+    assert f"the host key of ssh1 (127.0.0.1:{server.port}) is not trusted yet" in message
+    assert f"ssh-ed25519 {listed[1]}" in message
+
+
+async def test_host_key_changed_names_both_fingerprints(sshd, connections) -> None:
+    wrong = (sshd.client_key.with_suffix(".pub")).read_text().strip()  # not a host key at all
+    for trust_on_first_use in (False, True):  # a trusted key is never replaced on first use
+        with pytest.raises(HostKeyChanged) as raised:
+            await connections.agent(
+                target(sshd, trusted_host_keys=(wrong,), trust_on_first_use=trust_on_first_use)
+            )
+        offered = fingerprint(sshd.servers[0].host_key)
+        assert raised.value.fingerprint == offered
+        assert raised.value.trusted_fingerprints == (fingerprint(wrong),)
+        message = str(raised.value)
+        assert "has changed" in message and offered in message and fingerprint(wrong) in message
+        assert "Nothing was run" in message
+
+
+async def test_host_key_trusted_among_others_logs_in(sshd, connections) -> None:
+    wrong = (sshd.client_key.with_suffix(".pub")).read_text().strip()
+    one = await connections.agent(target(sshd, trusted_host_keys=(wrong, sshd.servers[0].host_key)))
+    assert (await run(one, ["echo", "in"]))[1].out == ["in"]
+
+
+async def test_host_key_trust_on_first_use_tells_the_host_the_key(sshd) -> None:
+    heard: list[tuple[str, str]] = []
     connections = SshConnections(on_new_host_key=lambda server, key: heard.append((server, key)))
     try:
-        agent = await connections.agent(target(sshd, trusted_host_keys=(), trust_on_first_use=True))
-        assert (await lines_of(agent, ["true"]))[0] == 0
+        first = target(sshd, 1, trusted_host_keys=(), trust_on_first_use=True)
+        one = await connections.agent(first)
+        assert (await run(one, ["echo", "trusted"]))[1].out == ["trusted"]
+        await connections.agent(first)  # the same connection: heard once
+        assert heard == [("ssh2", key_part(sshd.servers[1].host_key))]
     finally:
         await connections.close()
-    assert heard == [("ssh1", offered)]
 
 
-def test_fingerprint_is_what_ssh_keygen_shows(sshd) -> None:
-    import subprocess
-
-    shown = subprocess.run(
-        ["ssh-keygen", "-lf", str(sshd.client_key.with_suffix(".pub"))],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()[1]
-    assert fingerprint(sshd.client_key.with_suffix(".pub").read_text()) == shown
+async def test_connections_a_failed_connection_is_tried_again(sshd, connections) -> None:
+    with pytest.raises(HostKeyUntrusted):
+        await connections.agent(target(sshd, trusted_host_keys=()))
+    # the same key with the host key trusted now: a new attempt, not the failure kept
+    key_only = target(sshd)
+    assert (await run(await connections.agent(key_only), ["echo", "ok"]))[1].out == ["ok"]
 
 
-async def test_ssh_probe_reads_latency_key_kernel_and_os(sshd) -> None:
-    facts = await probe(target(sshd))
-    assert facts.latency_ms > 0 and facts.kernel.startswith("Linux ")
-    assert facts.host_key == " ".join(sshd.servers[0].host_key.split()[:2])
-    assert facts.os_name
+# ---- probe ---------------------------------------------------------------------------------------
 
 
-async def test_ssh_agent_http_is_made_on_the_server(agent) -> None:
-    class Hello(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = self.rfile.read(int(self.headers["Content-Length"]))
-            self.send_response(201, "Made")
-            self.end_headers()
-            self.wfile.write(b"got " + body + b" " + self.headers["X-Otter"].encode())
+async def test_probe_reports_latency_host_key_kernel_and_os(sshd) -> None:
+    facts = await probe(target(sshd, 2))
+    uname = os.uname()
+    assert facts.kernel == f"{uname.sysname} {uname.release} {uname.machine}"
+    assert facts.kernel.startswith("Linux")
+    pretty = ""
+    if os.path.exists("/etc/os-release"):  # every server is this machine
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                pretty = shlex.split(line.partition("=")[2])[0]
+    assert facts.os_name == pretty
+    assert facts.host_key == key_part(sshd.servers[2].host_key)
+    assert 0 < facts.latency_ms < 10_000
 
-        def log_message(self, *args):
-            pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hello)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+async def test_probe_checks_the_host_key_too(sshd) -> None:
+    with pytest.raises(HostKeyUntrusted):
+        await probe(target(sshd, trusted_host_keys=()))
+    with pytest.raises(AgentError, match="connection refused"):
+        await probe(target(sshd, port=free_port()))
+
+
+# ---- http ----------------------------------------------------------------------------------------
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        if self.path == "/hello":
+            self.answer(200, None, b"hello from otter")
+        else:
+            self.answer(404, "Nothing Here", b"no such page: " + self.path.encode())
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        self.answer(201, "Made", self.headers["X-Otter"].encode() + b":" + body.upper())
+
+    def answer(self, status: int, reason: str | None, body: bytes) -> None:
+        self.send_response(status, reason)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def web() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
     try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/x"
-        answer = await agent.http(HttpRequest("POST", url, {"X-Otter": "yes"}, b"data"))
-        assert (answer.status, answer.reason, answer.body) == (201, "Made", b"got data yes")
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
-    with pytest.raises(AgentError, match="cannot reach"):
-        await agent.http(HttpRequest("GET", url, {}))
+
+
+async def test_http_from_the_server_returns_status_reason_and_body(agent, web) -> None:
+    answer = await agent.http(HttpRequest("GET", f"{web}/hello", {}))
+    assert (answer.status, answer.reason, answer.body) == (200, "OK", b"hello from otter")
+    missing = await agent.http(HttpRequest("GET", f"{web}/gone", {}))  # an answer, not an error
+    assert (missing.status, missing.reason, missing.body) == (
+        404,
+        "Nothing Here",
+        b"no such page: /gone",
+    )
+    posted = await agent.http(
+        HttpRequest("POST", f"{web}/make", {"X-Otter": "yes"}, body=b"it's \x00 \xff data")
+    )
+    assert (posted.status, posted.reason, posted.body) == (201, "Made", b"yes:IT'S \x00 \xff DATA")
+
+
+async def test_http_refused_port_is_an_agent_error(agent) -> None:
+    url = f"http://127.0.0.1:{free_port()}/"
+    with pytest.raises(AgentError, match=re.escape(f"cannot reach {url}: ") + ".*[Rr]efused"):
+        await agent.http(HttpRequest("GET", url, {}, timeout=5))
+
+
+# ---- the engine's operations on SSH servers ------------------------------------------------------
+
+
+class SshHost(Host):
+    """The cluster's servers, each reached over one execution's SshConnections; relative paths
+    start from ``folder`` on every server."""
+
+    def __init__(self, cluster, folder: str) -> None:
+        super().__init__(
+            sink=ListSink(), default_server=cluster.servers[0].name, working_directory=folder
+        )
+        self.cluster = cluster
+        self.connections = SshConnections()
+        self.asked: list[str] = []
+
+    def servers(self) -> list[str]:
+        return [server.name for server in self.cluster.servers]
+
+    async def agent(self, server: str, *, credential: RunCredential | None = None) -> SshAgent:
+        self.asked.append(server)
+        names = [name.casefold() for name in self.servers()]
+        return await self.connections.agent(target(self.cluster, names.index(server.casefold())))
+
+    def agent_environment(self, server: str) -> dict[str, str]:
+        return {}
+
+
+SCRIPT = """\
+foreach server in @(ssh1, ssh2)
+{
+    Ensure-Directory conf-$ServerName/sub;
+    Ensure-File conf-$ServerName/name.txt
+    (
+        Text: made on $ServerName
+    );
+    Apply-Template
+    (
+        Literal: 'server $ServerName says $greeting',
+        AdditionalVariables: %(greeting: hello there),
+        OutputFile: conf-$ServerName/templated.txt
+    );
+    SHExec echo shell on $ServerName as `$USER in `$PWD;
+    Exec cat conf-$ServerName/name.txt;
+    PYExec >>import os
+print('python on', name, 'in', os.getcwd())>> (Variables: %(name: $ServerName));
+}
+"""
+
+
+async def test_operations_run_on_each_ssh_server(sshd, folder) -> None:
+    host = SshHost(sshd, folder)
+    try:
+        result = await ScriptRun(parse(SCRIPT), host=host).run()
+        messages = host.sink.messages()
+        assert result.status.label == "normal", messages
+        owner = pwd.getpwnam(sshd.user).pw_uid
+        for name in ("ssh1", "ssh2"):
+            conf = Path(folder) / f"conf-{name}"
+            assert (conf / "sub").is_dir()
+            assert (conf / "name.txt").read_text() == f"made on {name}"
+            assert (conf / "templated.txt").read_text() == f"server {name} says hello there"
+            assert {(conf / f).stat().st_uid for f in ("name.txt", "templated.txt")} == {owner}
+            assert f"shell on {name} as {sshd.user} in {folder}" in messages
+            assert f"made on {name}" in messages  # Exec cat, run in the folder
+            assert f"python on {name} in {folder}" in messages
+        assert not (Path(folder) / "conf-ssh3").exists()
+        assert set(host.asked) == {"ssh1", "ssh2"}
+        assert len(host.connections._servers) == 2  # one each, for every operation
+    finally:
+        await host.connections.close()
