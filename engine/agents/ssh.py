@@ -43,6 +43,7 @@ from engine.agents.base import (
 # commands, and the rest run commands at once.
 COMMAND_CHANNELS = 8
 KILL_GRACE_SECONDS = 2.0
+CHANNEL_OPEN_TRIES = 20  # 50 ms apart
 HTTP_SCRIPT = (Path(__file__).parent / "http_request.py").read_text(encoding="utf-8")
 
 # called with the server's name and the key line when a key is trusted on first use
@@ -259,15 +260,15 @@ class SshConnections:
     ) -> None:
         self._connecting = asyncio.Semaphore(max(1, max_connecting))
         self._on_new_host_key = on_new_host_key
-        self._servers: dict[tuple, asyncio.Task[_Connection]] = {}
+        self._servers: dict[SshTarget, asyncio.Task[_Connection]] = {}
 
     async def agent(self, target: SshTarget) -> SshAgent:
-        # the same server reached with other credentials is another connection
-        key = (target.address, target.port, target.user, target.password, target.private_key)
-        task = self._servers.get(key)
-        if task is None:  # a server that failed fails again at once, with the same error
+        # the same server reached with other credentials, or other trusted keys, is another
+        # connection; the same target that failed fails again at once, with the same error
+        task = self._servers.get(target)
+        if task is None:
             task = asyncio.ensure_future(self._open(target))
-            self._servers[key] = task
+            self._servers[target] = task
         return SshAgent(target, await asyncio.shield(task))
 
     async def _open(self, target: SshTarget) -> _Connection:
@@ -302,6 +303,9 @@ class _Connection:
         self.channels = asyncio.Semaphore(COMMAND_CHANNELS)
         self._sftp: asyncssh.SFTPClient | None = None
         self._sftp_lock = asyncio.Lock()
+        # process groups to stop, killed a batch at a time over the one channel kept for it
+        self.doomed: set[int] = set()
+        self.killing = asyncio.Lock()
 
     async def sftp(self) -> asyncssh.SFTPClient:
         async with self._sftp_lock:
@@ -358,12 +362,7 @@ class SshAgent:
     ) -> int:
         line = _remote_command(command, cwd, env, self.target.sudo)
         async with self._connection.channels:
-            try:
-                process = await self._connection.ssh.create_process(line, encoding=None)
-            except (asyncssh.Error, OSError) as error:
-                raise AgentError(
-                    f"cannot run '{command[0]}' on {self.target.where}: {_reason(error)}"
-                ) from None
+            process = await self._open_process(line, command[0])
             group: list[int] = []
             try:
                 if stdin is not None:
@@ -377,27 +376,61 @@ class SshAgent:
             except BaseException:
                 if group and group[0] > 0:
                     await self._kill(group[0])
-                process.close()
                 raise
+            finally:
+                # the channel is free for another once the server has closed it too
+                process.close()
+                with contextlib.suppress(asyncssh.Error, OSError):
+                    await process.wait_closed()
             if result.exit_status is not None and result.exit_status >= 0:
                 return result.exit_status
-            if result.exit_signal:
-                on_output(f"killed by the signal {result.exit_signal[0]}", True)
+            if not result.exit_signal:
+                raise AgentError(
+                    f"the connection to {self.target.where} was lost while '{command[0]}' ran"
+                )
+            on_output(f"killed by the signal {result.exit_signal[0]}", True)
             return 255
+
+    async def _open_process(self, line: str, program: str) -> asyncssh.SSHClientProcess:
+        """A channel running ``line``. sshd frees a closed channel's session a moment after it
+        says it closed: a channel refused then is asked for again, for a while."""
+        for attempt in range(CHANNEL_OPEN_TRIES):
+            try:
+                return await self._connection.ssh.create_process(line, encoding=None)
+            except asyncssh.ChannelOpenError as error:
+                if attempt + 1 == CHANNEL_OPEN_TRIES:
+                    raise AgentError(
+                        f"cannot run '{program}' on {self.target.where}: the server refused "
+                        f"another session ({_reason(error)}; is its MaxSessions below 10?)"
+                    ) from None
+                await asyncio.sleep(0.05)
+            except (asyncssh.Error, OSError) as error:
+                raise AgentError(
+                    f"cannot run '{program}' on {self.target.where}: {_reason(error)}"
+                ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def _kill(self, group: int) -> None:
         """SIGTERM to the command's process group, then SIGKILL after a grace period, over a
-        channel of its own (the command's may be stuck)."""
-        sudo = "sudo -n " if self.target.sudo else ""
-        line = (
-            f"{sudo}kill -TERM -- -{group} 2>/dev/null || exit 0; "
-            f"for i in $(seq {int(KILL_GRACE_SECONDS * 10)}); do "
-            f"{sudo}kill -0 -- -{group} 2>/dev/null || exit 0; sleep 0.1; done; "
-            f"{sudo}kill -KILL -- -{group} 2>/dev/null; exit 0"
-        )
-        # a connection gone meanwhile is no error: sshd ends its sessions' processes with it
-        with contextlib.suppress(asyncssh.Error, OSError, TimeoutError):
-            await asyncio.wait_for(self._connection.ssh.run(line), KILL_GRACE_SECONDS + 5)
+        channel of its own (the command's may be stuck). Groups cancelled together are killed
+        together, so that stopping every command of a connection needs one channel more."""
+        connection = self._connection
+        connection.doomed.add(group)
+        async with connection.killing:
+            if group not in connection.doomed:
+                return  # killed with an earlier batch
+            groups = " ".join(f"-{doomed}" for doomed in sorted(connection.doomed))
+            connection.doomed.clear()
+            sudo = "sudo -n " if self.target.sudo else ""
+            line = (
+                f"{sudo}kill -TERM -- {groups} 2>/dev/null; "
+                f"for i in $(seq {int(KILL_GRACE_SECONDS * 10)}); do "
+                f"{sudo}kill -0 -- {groups} 2>/dev/null || exit 0; sleep 0.1; done; "
+                f"{sudo}kill -KILL -- {groups} 2>/dev/null; exit 0"
+            )
+            # a connection gone meanwhile is no error: sshd ends its sessions' processes with it
+            with contextlib.suppress(asyncssh.Error, OSError, TimeoutError):
+                await asyncio.wait_for(connection.ssh.run(line), KILL_GRACE_SECONDS + 5)
 
     # ---- files
 
