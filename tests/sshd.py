@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SSHD = "/usr/sbin/sshd"
+# the daemons stop with the test process that started them, even one that was killed
+DIE_WITH_PARENT = ["setpriv", "--pdeathsig", "TERM", "--"] if shutil.which("setpriv") else []
 PORTS_PER_DAEMON = 15  # sshd listens on 16 addresses at most
 TEST_USER = "otterweb-ssh"
 TEST_PASSWORD = "otter-Test-password-1"
@@ -132,7 +134,9 @@ class SshdCluster:
             )
             log = open(daemon / "sshd.log", "ab")  # noqa: SIM115 (the daemon writes it)
             self._daemons.append(
-                subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stderr=log, stdout=log)
+                subprocess.Popen(
+                    [*DIE_WITH_PARENT, SSHD, "-D", "-e", "-f", str(config)], stderr=log, stdout=log
+                )
             )
             for port in ports:
                 name = f"ssh{len(self.servers) + 1}"
