@@ -33,8 +33,8 @@ def cluster():
 @pytest.fixture(params=MODES)
 def site(request, tmp_path, cluster):
     """A running site whose inventory has the cluster's servers: ssh1-ssh3 trusted, with the
-    client key; ssh4 with no trusted key; 'gone' on a closed port; 'locked' with a wrong
-    password."""
+    client key; ssh4 with no trusted key; 'moved' (ssh2's port) trusting another key; 'gone' on
+    a closed port; 'locked' with a wrong password."""
     site = make_site(request.param, tmp_path)
     log_path = tmp_path / "server.log"
     with open(log_path, "wb") as log:
@@ -59,6 +59,9 @@ def site(request, tmp_path, cluster):
                     ssh_server(server.name, server.port, "key", trusted and server.host_key),
                 )
             site.api("POST", "/api/servers/", ssh_server("gone", 1, "key", None))
+            other = cluster.client_key.with_suffix(".pub").read_text().strip()
+            second = cluster.servers[1]
+            site.api("POST", "/api/servers/", ssh_server("moved", second.port, "key", other))
             first = cluster.servers[0]
             site.api(
                 "POST", "/api/servers/", ssh_server("locked", first.port, "wrong", first.host_key)
@@ -91,14 +94,20 @@ def run(site, script: str, servers: list[str], **fields) -> tuple[dict, list[str
 def test_e2e_ssh_job_ensures_files_finds_drift_and_names_each_failure(site, cluster) -> None:
     tag = secrets.token_hex(4)
     ensure = f"Ensure-File e2e-{tag}-$ServerName.txt (Text: version one);"
-    detail, messages = run(site, ensure, ["ssh1", "ssh2", "ssh3", "gone", "locked", "ssh4"])
-    assert detail["status"] == "error"  # three servers failed; the other three went on
+    everywhere = ["ssh1", "ssh2", "ssh3", "gone", "locked", "ssh4", "moved"]
+    detail, messages = run(site, ensure, everywhere)
+    assert detail["status"] == "error"  # four servers failed; the other three went on
     for name in ("ssh1", "ssh2", "ssh3"):
         assert f"Wrote e2e-{tag}-{name}.txt." in messages
     assert any("gone (127.0.0.1:1): connection refused" in m for m in messages)
     assert any(f"failed for the user '{cluster.user}' with a password" in m for m in messages)
     offered = fingerprint(cluster.servers[3].host_key)
     assert any("ssh4" in m and "not trusted yet" in m and offered in m for m in messages)
+    other = fingerprint(cluster.client_key.with_suffix(".pub").read_text())
+    changed = fingerprint(cluster.servers[1].host_key)
+    assert any(
+        "moved" in m and "has changed" in m and other in m and changed in m for m in messages
+    )
     assert not any("Wrong-Password-5" in m for m in messages)
 
     drifted, _ = run(
