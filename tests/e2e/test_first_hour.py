@@ -141,7 +141,7 @@ def test_first_hour_from_login_to_a_job_template_run(site, tmp_path) -> None:
         # a server on this machine, in production-eu with the web role, and its variables
         walk.section("Servers")
         page.get_by_role("link", name="New server").click()
-        walk.fill({"Name": "web-eu-1", "Host": "localhost"})
+        walk.fill({"Name": "web-eu-1", "Address": "localhost"})
         walk.choose("Roles", "web")
         walk.choose("Environments", "production-eu")
         walk.submit("Create server")
