@@ -5,6 +5,7 @@ keys, the server probe, HTTP from the server, and the engine's operations on SSH
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import pwd
 import re
@@ -36,6 +37,7 @@ from engine.agents import (
 )
 from engine.agents.ssh import COMMAND_CHANNELS
 from engine.interpreter import Host, ListSink, RunCredential, ScriptRun
+from tests.sshd import DIE_WITH_PARENT, SSHD
 
 
 def target(cluster, index: int = 0, **changes) -> SshTarget:
@@ -70,6 +72,56 @@ def accepted_logins(cluster) -> int:
         log.read_text(errors="replace").count("Accepted ")
         for log in cluster.folder.glob("sshd*/sshd.log")
     )
+
+
+@contextlib.contextmanager
+def own_sshd(cluster, *, key_types: tuple[str, ...], path: str | None = None) -> Iterator[dict]:
+    """One more sshd beside the cluster's (its settings, user and client key), with a host key
+    of each type in ``key_types``, and ``path`` first on its sessions' PATH when given. Yields
+    the port and the keys: ``{"port": ..., "ssh-ed25519": "ssh-ed25519 AAAA...", ...}``."""
+    folder = cluster.folder / f"own-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    base = (cluster.folder / "sshd0" / "sshd_config").read_text().splitlines()
+    kept = [line for line in base if not line.startswith(("ListenAddress", "HostKey", "PidFile"))]
+    kept = [line for line in kept if not line.startswith("SetEnv")]
+    found: dict = {"port": free_port()}
+    for key_type in key_types:
+        key = folder / f"host_{key_type}"
+        subprocess.run(["ssh-keygen", "-q", "-t", key_type, "-N", "", "-f", str(key)], check=True)
+        public = key.with_suffix(".pub").read_text()
+        found[public.split()[0]] = key_part(public)
+        kept.append(f"HostKey {key}")
+    environment = f"HOME={cluster.home}"
+    if path:
+        environment += f" PATH={path}:/usr/local/bin:/usr/bin:/bin"
+    kept += [
+        f"ListenAddress 127.0.0.1:{found['port']}",
+        f"PidFile {folder / 'sshd.pid'}",
+        f"SetEnv {environment}",
+    ]
+    config = folder / "sshd_config"
+    config.write_text("\n".join(kept) + "\n")
+    with open(folder / "sshd.log", "ab") as log:
+        daemon = subprocess.Popen(
+            [*DIE_WITH_PARENT, SSHD, "-D", "-e", "-f", str(config)], stdout=log, stderr=log
+        )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", found["port"]), timeout=1) as greeting,
+            ):
+                if greeting.recv(4).startswith(b"SSH-"):
+                    break
+            assert daemon.poll() is None and time.monotonic() < deadline, (
+                folder / "sshd.log"
+            ).read_text()
+            time.sleep(0.05)
+        yield found
+    finally:
+        daemon.terminate()
+        daemon.wait(5)
 
 
 class Output:
@@ -290,6 +342,84 @@ async def test_run_cancel_of_every_busy_channel_at_once_kills_every_tree(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await watcher_connections.close()
+
+
+async def test_run_cancel_at_any_moment_of_the_start_kills_the_command(
+    sshd, connections, agent
+) -> None:
+    # cancelled while the channel opens, while sshd starts the command, or before its process
+    # id was read: the command may already run, and must not outlive the cancel (nor hang it)
+    marker = f"302.{uuid.uuid4().int % 10**9:09d}"
+    await run(agent, ["true"])  # the connection is up: the cancels land in the start itself
+    for delay in (0, 0.0002, 0.0005, 0.001, 0.0015, 0.002, 0.003, 0.005, 0.01, 0.02, 0.05):
+        task = asyncio.ensure_future(agent.run(["sleep", marker], on_output=Output()))
+        await asyncio.sleep(delay)
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=10)
+        assert done, f"a cancel {delay * 1000:g} ms after the start hung"
+    watcher_connections = SshConnections()
+    try:
+        watcher = await watcher_connections.agent(target(sshd))
+        code, found = await run(watcher, ["pgrep", "-u", sshd.user, "-f", marker])
+        leftover = len(found.out)
+        await run(watcher, ["pkill", "-KILL", "-u", sshd.user, "-f", marker])  # tidy up
+        assert (code, leftover) == (1, 0), f"{leftover} cancelled commands still run"
+    finally:
+        await watcher_connections.close()
+
+
+FAKE_SUDO = """#!/bin/sh
+# stands in for sudo (these machines may have none): notes how it was called, then runs the
+# command as the same user. Only -n, which never asks for a password, is accepted.
+echo "$*" >> "$(dirname "$0")/calls"
+[ "$1" = -n ] || { echo "sudo: a password is required" >&2; exit 1; }
+shift
+[ "$1" = -- ] && shift
+exec "$@"
+"""
+
+
+async def test_run_with_sudo_goes_through_sudo_n_and_so_does_the_kill(sshd, folder) -> None:
+    bin_folder = sshd.folder / f"bin-{uuid.uuid4().hex[:8]}"
+    bin_folder.mkdir()
+    (bin_folder / "sudo").write_text(FAKE_SUDO)
+    (bin_folder / "sudo").chmod(0o755)
+    shutil.chown(bin_folder, sshd.user)  # the fake sudo writes its calls beside itself
+    calls = bin_folder / "calls"
+    marker = f"303.{uuid.uuid4().int % 10**9:09d}"
+    with own_sshd(sshd, key_types=("ed25519",), path=str(bin_folder)) as server:
+        connections = SshConnections()
+        try:
+            port, key = server["port"], server["ssh-ed25519"]
+            agent = await connections.agent(
+                target(sshd, port=port, trusted_host_keys=(key,), sudo=True)
+            )
+            code, output = await run(
+                agent, ["sh", "-c", 'echo "$GREETING in $PWD"'], cwd=folder, env={"GREETING": "hi"}
+            )
+            assert (code, output.out) == (0, [f"hi in {folder}"])
+            assert calls.read_text().splitlines() == [
+                '-n -- env GREETING=hi sh -c echo "$GREETING in $PWD"'
+            ]
+            # a cancel kills the group through sudo too (the command may run as root)
+            started = asyncio.Event()
+            task = asyncio.ensure_future(
+                agent.run(
+                    ["sh", "-c", f"sleep {marker} & echo started; sleep {marker}"],
+                    on_output=lambda line, is_error: started.set(),
+                )
+            )
+            await asyncio.wait_for(started.wait(), 10)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            code, found = await run(agent, ["pgrep", "-u", sshd.user, "-f", marker])
+            assert (code, found.out) == (1, [])
+            assert any(
+                call.startswith("-n kill -TERM -- -") for call in calls.read_text().splitlines()
+            )
+        finally:
+            await connections.close()
 
 
 # ---- files ---------------------------------------------------------------------------------------
@@ -514,6 +644,38 @@ async def test_connections_max_connecting_one_still_reaches_every_server(sshd) -
         await connections.close()
 
 
+async def test_connections_max_connecting_makes_the_others_wait(sshd) -> None:
+    # a server that never answers holds the only connecting place until it times out: the
+    # next server connects after it, not beside it; with two places it connects at once
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(5)
+        port = silent.getsockname()[1]
+        for places, waits in ((1, True), (2, False)):
+            connections = SshConnections(max_connecting=places)
+            try:
+                stuck = asyncio.ensure_future(
+                    connections.agent(target(sshd, 0, port=port, connect_timeout=1))
+                )
+                await asyncio.sleep(0.05)  # the silent one connects first
+                started = time.monotonic()
+                one = await connections.agent(target(sshd, 1))
+                elapsed = time.monotonic() - started
+                assert (await run(one, ["echo", "in"]))[1].out == ["in"]
+                assert (elapsed > 0.8) is waits, (places, elapsed)
+                with pytest.raises(AgentError, match="timed out"):
+                    await stuck
+            finally:
+                await connections.close()
+
+
+def test_target_repr_shows_no_secret() -> None:
+    secrets = {"password": "pw-Secret-1", "private_key": "KEY-Secret-2", "passphrase": "pp-3"}
+    shown = repr(SshTarget(server="web1", address="10.0.0.5", user="deploy", **secrets))
+    assert "web1" in shown and "deploy" in shown
+    assert not [secret for secret in secrets.values() if secret in shown], shown
+
+
 # ---- failures ------------------------------------------------------------------------------------
 
 
@@ -606,6 +768,37 @@ async def test_host_key_trusted_among_others_logs_in(sshd, connections) -> None:
     wrong = (sshd.client_key.with_suffix(".pub")).read_text().strip()
     one = await connections.agent(target(sshd, trusted_host_keys=(wrong, sshd.servers[0].host_key)))
     assert (await run(one, ["echo", "in"]))[1].out == ["in"]
+
+
+async def test_host_key_of_a_type_the_server_lacks_is_a_changed_key(sshd, connections) -> None:
+    # the trusted key is RSA, the server has only its Ed25519 key: asked only for RSA keys, the
+    # handshake would fail ("connection lost"); it is a changed key, with both fingerprints
+    rsa = sshd.folder / f"rsa-{uuid.uuid4().hex[:8]}"
+    subprocess.run(["ssh-keygen", "-q", "-t", "rsa", "-N", "", "-f", str(rsa)], check=True)
+    trusted = key_part(rsa.with_suffix(".pub").read_text())
+    with pytest.raises(HostKeyChanged) as raised:
+        await connections.agent(target(sshd, trusted_host_keys=(trusted,)))
+    assert raised.value.fingerprint == fingerprint(sshd.servers[0].host_key)
+    assert raised.value.trusted_fingerprints == (fingerprint(trusted),)
+
+
+async def test_host_key_of_a_server_with_several_is_the_trusted_one_or_ed25519(
+    sshd, connections
+) -> None:
+    with own_sshd(sshd, key_types=("rsa", "ecdsa", "ed25519")) as server:
+        port = server["port"]
+        for trusted in ("ssh-rsa", "ecdsa-sha2-nistp256", "ssh-ed25519"):
+            one = await connections.agent(
+                target(sshd, port=port, trusted_host_keys=(server[trusted],))
+            )
+            assert (await run(one, ["echo", trusted]))[1].out == [trusted]
+        # nothing trusted yet: the key offered for trust is the Ed25519 one, as OpenSSH's
+        # client asks for it first
+        with pytest.raises(HostKeyUntrusted) as raised:
+            await connections.agent(target(sshd, port=port, trusted_host_keys=()))
+        assert raised.value.offered == server["ssh-ed25519"]
+        facts = await probe(target(sshd, port=port, trusted_host_keys=(server["ssh-rsa"],)))
+        assert facts.host_key == server["ssh-rsa"]
 
 
 async def test_host_key_trust_on_first_use_tells_the_host_the_key(sshd) -> None:
