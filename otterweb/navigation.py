@@ -10,6 +10,8 @@ SECTIONS = [
     ("Dashboard", "home", None),
     ("Executions", "execution-list", "executions.view_execution"),
     ("Job templates", "template-list", "executions.view_jobtemplate"),
+    ("Schedules", "schedule-list", "schedules.view_schedule"),
+    ("Configuration", "configuration", "inventory.view_server"),
     ("Rafts", "raft-list", "rafts.view_raft"),
     ("Servers", "server-list", "inventory.view_server"),
     ("Roles", "role-list", "inventory.view_role"),

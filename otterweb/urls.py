@@ -22,6 +22,8 @@ urlpatterns = [
     path("", include("otterweb.executions.urls")),
     path("", include("otterweb.rafts.urls")),
     path("", include("otterweb.inventory.urls")),
+    path("", include("otterweb.configuration.urls")),
+    path("", include("otterweb.schedules.urls")),
     path("api/auth/", include("otterweb.accounts.urls")),
     path("api/", include("otterweb.api.urls")),
     path("accounts/", include(accounts)),

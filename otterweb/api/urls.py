@@ -32,5 +32,7 @@ urlpatterns = [
     path("reference/", editor.ReferenceView.as_view(), name="reference"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", DocsView.as_view(url_name="api:schema"), name="api-docs"),
+    path("", include("otterweb.configuration.api_urls")),
+    path("", include("otterweb.schedules.api_urls")),
     path("", include(router.urls)),
 ]

@@ -46,6 +46,8 @@ INSTALLED_APPS = [
     "otterweb.inventory",
     "otterweb.rafts",
     "otterweb.executions",
+    "otterweb.configuration",
+    "otterweb.schedules",
 ]
 
 MIDDLEWARE = [

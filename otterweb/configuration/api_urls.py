@@ -1,0 +1,3 @@
+"""API routes of the configuration app, under /api/."""
+
+urlpatterns: list = []

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ConfigurationConfig(AppConfig):
+    name = "otterweb.configuration"
+    verbose_name = "Configuration"

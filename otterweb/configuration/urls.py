@@ -1,0 +1,3 @@
+"""Pages under /configuration/."""
+
+urlpatterns: list = []

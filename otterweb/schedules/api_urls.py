@@ -1,0 +1,3 @@
+"""API routes of the schedules app, under /api/."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""Pages under /schedules/."""
+
+urlpatterns: list = []
