@@ -27,6 +27,12 @@ from engine.agents.local import run_environment
 from engine.ast import Script, targets_servers
 from engine.blocks import RAW, STATEMENT_TYPES, BlocksError, from_blocks, to_blocks
 from engine.checks import check
+from engine.configuration import (
+    CombinedPlan,
+    PlanPart,
+    combine_plan,
+    remediation_outline,
+)
 from engine.errors import Diagnostic, OtterError, OtterSyntaxError
 from engine.formatter import format_script
 from engine.interpreter import (
@@ -63,6 +69,7 @@ __all__ = [
     "Agent",
     "AgentError",
     "BlocksError",
+    "CombinedPlan",
     "CredentialRefused",
     "Diagnostic",
     "ExecutionResult",
@@ -79,6 +86,7 @@ __all__ = [
     "OtterError",
     "OtterSyntaxError",
     "Param",
+    "PlanPart",
     "RunCredential",
     "RunScope",
     "Script",
@@ -88,6 +96,7 @@ __all__ = [
     "SshTarget",
     "Value",
     "check",
+    "combine_plan",
     "fingerprint",
     "format_script",
     "from_blocks",
@@ -98,6 +107,7 @@ __all__ = [
     "literal_value",
     "parse",
     "probe",
+    "remediation_outline",
     "run",
     "run_environment",
     "targets_servers",

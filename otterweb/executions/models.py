@@ -12,6 +12,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from engine import Level
+from otterweb.executions.signals import execution_finished
 from otterweb.fields import TextField
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.rafts.models import RaftItem, RaftItemVersion
@@ -292,6 +293,7 @@ class Execution(models.Model):
         self.ended = timezone.now()
         self.save(update_fields=["run_state", "status", "drift", "error", "ended"])
         self.locks.all().delete()  # a finished execution holds no global lock
+        execution_finished.send(sender=Execution, execution=self)
 
     @property
     def outcome(self) -> str:

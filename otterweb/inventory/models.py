@@ -43,6 +43,21 @@ class Environment(TimeStamped):
         return chain
 
 
+class Remediation(models.TextChoices):
+    """What is done about drift a configuration check finds (otterweb.configuration)."""
+
+    REPORT = "report", "Report only"
+    ON_DEMAND = "on-demand", "Remediate on demand"
+    AUTOMATIC = "automatic", "Remediate automatically"
+
+    @classmethod
+    def least_eager(cls, policies) -> Remediation:
+        """Of ``policies``, the one that does least on its own (report before on demand before
+        automatic); report when there are none."""
+        order = [cls.REPORT, cls.ON_DEMAND, cls.AUTOMATIC]
+        return min((cls(policy) for policy in policies), key=order.index, default=cls.REPORT)
+
+
 class Role(TimeStamped):
     name = models.SlugField(max_length=100, unique=True, help_text=NAME_HELP)
     description = TextField(blank=True)
@@ -52,6 +67,20 @@ class Role(TimeStamped):
         blank=True,
         related_name="dependents",
         help_text="Roles a server with this role needs too.",
+    )
+    configuration = models.ForeignKey(
+        "rafts.RaftItem",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="configured_roles",
+        help_text="The OtterScript that describes the desired state of this role's servers.",
+    )
+    remediation = models.CharField(
+        max_length=20,
+        choices=Remediation.choices,
+        default=Remediation.REPORT,
+        help_text="What is done when a check finds a server of this role drifted.",
     )
 
     class Meta:
@@ -168,6 +197,13 @@ class Server(TimeStamped):
     last_checked = models.DateTimeField(null=True, editable=False)
     last_seen = models.DateTimeField(null=True, editable=False)
     check_error = models.TextField(blank=True, editable=False)
+    remediation = models.CharField(
+        max_length=20,
+        choices=Remediation.choices,
+        blank=True,
+        help_text="What is done when a check finds this server drifted; when blank, what its "
+        "roles say (the least eager of them).",
+    )
     description = TextField(blank=True)
 
     class Meta:
@@ -175,6 +211,12 @@ class Server(TimeStamped):
 
     def __str__(self) -> str:
         return self.name
+
+    def remediation_policy(self) -> Remediation:
+        """Its own policy, or else the least eager of its roles' (report with no roles)."""
+        if self.remediation:
+            return Remediation(self.remediation)
+        return Remediation.least_eager(role.remediation for role in self.roles.all())
 
     @property
     def address(self) -> str:

@@ -221,6 +221,51 @@ def role_dependencies(*, role: Role) -> list[Role]:
     return sorted(found.values(), key=lambda r: r.name)
 
 
+class RoleCycle(ValueError):
+    """Roles that depend on each other in a circle; ``path`` names them from the first back to
+    it (web, app, web)."""
+
+    def __init__(self, path: list[str]) -> None:
+        self.path = path
+        super().__init__(f"The roles depend on each other in a circle: {' → '.join(path)}.")
+
+
+def role_graph() -> dict[int, list[int]]:
+    """Every role's direct dependencies, by primary key, in one query."""
+    graph: dict[int, list[int]] = {pk: [] for pk in Role.objects.values_list("pk", flat=True)}
+    through = Role.dependencies.through.objects.values_list("from_role_id", "to_role_id")
+    for role, dependency in through.order_by("from_role_id", "to_role__name"):
+        graph[role].append(dependency)
+    return graph
+
+
+def roles_in_order(
+    roles: Iterable[int], *, graph: dict[int, list[int]], names: dict[int, str]
+) -> list[int]:
+    """``roles`` with everything they depend on, dependencies first and each once (roles side
+    by side in ``roles``' order). Raises RoleCycle with the circle's path."""
+    ordered: list[int] = []
+    done: set[int] = set()
+    path: list[int] = []
+
+    def visit(role: int) -> None:
+        if role in done:
+            return
+        if role in path:
+            circle = [*path[path.index(role) :], role]
+            raise RoleCycle([names[pk] for pk in circle])
+        path.append(role)
+        for dependency in graph.get(role, ()):
+            visit(dependency)
+        path.pop()
+        done.add(role)
+        ordered.append(role)
+
+    for role in roles:
+        visit(role)
+    return ordered
+
+
 def _names(objects) -> str:
     return ", ".join(str(o) for o in objects)
 

@@ -13,8 +13,9 @@ from django.db.models import Model
 
 from engine import OtterSyntaxError, fingerprint, literal_value
 from otterweb.inventory import selectors
-from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
+from otterweb.inventory.models import Credential, Environment, Remediation, Role, Server, Variable
 from otterweb.parse_errors import parse_failure
+from otterweb.rafts.models import RaftItem
 
 ONE_SCOPE = next(
     c.violation_error_message
@@ -228,17 +229,18 @@ def save_environment(
 
 def validate_role(*, role: Role, name: str, dependencies: Iterable[Role]) -> None:
     """What a save of ``role`` would refuse, keyed by field: a name another one has, a
-    dependency on itself, directly or through the roles it needs."""
+    dependency on itself, directly or through the roles it needs (with the circle's path)."""
     if role.pk:
         for dependency in dependencies:
             if dependency.pk == role.pk:
                 raise ValidationError({"dependencies": "A role cannot depend on itself."})
-            if role.pk in {r.pk for r in selectors.role_dependencies(role=dependency)}:
-                raise ValidationError(
-                    {
-                        "dependencies": f"{dependency} already depends on {role}: that would be a circle."
-                    }
-                )
+        graph = selectors.role_graph()
+        graph[role.pk] = [dependency.pk for dependency in dependencies]
+        names = dict(Role.objects.values_list("pk", "name")) | {role.pk: name}
+        try:
+            selectors.roles_in_order([role.pk], graph=graph, names=names)
+        except selectors.RoleCycle as cycle:
+            raise ValidationError({"dependencies": str(cycle)}) from None
     _check_unique_name(Role, name, role)
 
 
@@ -249,12 +251,23 @@ def save_role(
     name: str,
     description: str = "",
     dependencies: Iterable[Role] = (),
+    configuration: RaftItem | None = None,
+    remediation: str = Remediation.REPORT,
 ) -> Role:
-    """Create a role, or change ``role`` (see ``validate_role``)."""
+    """Create a role, or change ``role`` (see ``validate_role``). ``configuration``: the
+    OtterScript raft item that describes its servers' desired state."""
     role = role if role is not None else Role()
     dependencies = list(dependencies)
     validate_role(role=role, name=name, dependencies=dependencies)
+    if configuration is not None and configuration.kind != RaftItem.Kind.SCRIPT:
+        raise ValidationError(
+            {
+                "configuration": f"{configuration} is a {configuration.get_kind_display()}: "
+                "a role's configuration is an OtterScript script."
+            }
+        )
     role.name, role.description = name, description
+    role.configuration, role.remediation = configuration, remediation
     role.full_clean()
     role.save()
     role.dependencies.set(dependencies)
@@ -277,6 +290,7 @@ def save_server(
     roles: Iterable[Role] = (),
     environments: Iterable[Environment] = (),
     description: str = "",
+    remediation: str = "",
 ) -> Server:
     """Create a server, or change ``server``. ``host_keys``: OpenSSH public key lines (as in
     known_hosts, with or without the host names in front), kept as ``type key`` lines."""
@@ -284,6 +298,7 @@ def save_server(
     server.name, server.host, server.port, server.agent_type = name, host, port, agent_type
     server.active, server.credential, server.description = active, credential, description
     server.user, server.sudo, server.host_keys = user, sudo, _host_keys(host_keys)
+    server.remediation = remediation
     _check_unique_name(Server, name, server)
     server.full_clean()
     server.save()

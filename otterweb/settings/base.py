@@ -230,6 +230,10 @@ OTTERWEB_SSH_CONNECT_TIMEOUT_SECONDS = float(
 )
 OTTERWEB_SERVER_CHECK_MINUTES = float(os.environ.get("OTTERWEB_SERVER_CHECK_MINUTES", "5"))
 
+# Configuration management (docs/configuration.md): remediating more servers than this at once
+# needs their number typed to confirm (the blast-radius guard).
+OTTERWEB_REMEDIATION_CONFIRM_OVER = int(os.environ.get("OTTERWEB_REMEDIATION_CONFIRM_OVER", "10"))
+
 # ... and Redis, for the channel layer, Celery's broker and global locks (`lock=!token`).
 REDIS_URL = os.environ.get("OTTERWEB_REDIS_URL", "")
 # Names in Redis (channel groups, the task queue, locks) start with this, so installations can

@@ -1,0 +1,414 @@
+"""Configuration management, the reads: servers' plans (their roles' configurations in
+dependency order), how a run went on each server, and the rollups by server, role and
+environment that the pages and the API show, each in a fixed number of queries."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Prefetch
+
+from engine import CombinedPlan, OtterSyntaxError, PlanPart, combine_plan
+from otterweb.configuration.models import Check, ConfigurationRun, DriftItem, ServerState, State
+from otterweb.executions.models import Execution, LogEntry, LogScope
+from otterweb.inventory.models import Environment, Role, Server
+from otterweb.inventory.selectors import RoleCycle, descendants, role_graph, roles_in_order
+
+NO_CONFIGURATION = "none of its roles has a configuration"
+
+
+@dataclass(frozen=True)
+class RolePart:
+    role_id: int
+    role_name: str
+    item_id: int
+    item_name: str  # raft::item
+
+    def as_json(self) -> dict:
+        return {
+            "role": self.role_id,
+            "name": self.role_name,
+            "item": self.item_id,
+            "item_name": self.item_name,
+        }
+
+
+@dataclass
+class PlanGroup:
+    """Servers whose plans are the same, with that plan."""
+
+    parts: tuple[RolePart, ...]
+    plan: CombinedPlan
+    servers: list[Server] = field(default_factory=list)
+
+    def origins(self) -> dict[int, list]:
+        """By line of the plan's text: [role pk, raft item pk, line in the item]."""
+        return {
+            line: [self.parts[o.part].role_id, self.parts[o.part].item_id, o.line]
+            for line, o in self.plan.origins.items()
+        }
+
+
+@dataclass(frozen=True)
+class ServerPlan:
+    """A server's plan for its page: its roles in order (with those that have no
+    configuration), the plan's text with each role's lines, or why there is none."""
+
+    roles: list[Role]
+    parts: tuple[RolePart, ...]
+    plan: CombinedPlan | None
+    problem: str = ""
+
+    def marked_lines(self) -> list[tuple[int, str, str]]:
+        """Each line of the plan's text with its number and the role whose part it is in."""
+        if self.plan is None:
+            return []
+        owner = {}
+        for part, (first, last) in zip(self.parts, self.plan.part_lines, strict=True):
+            for line in range(first, last + 1):
+                owner[line] = part.role_name
+        return [
+            (number, owner.get(number, ""), text)
+            for number, text in enumerate(self.plan.text.splitlines(), 1)
+        ]
+
+
+class _Roles:
+    """Every role with its configuration and dependencies, read once for many servers."""
+
+    def __init__(self) -> None:
+        self.by_pk = {
+            role.pk: role
+            for role in Role.objects.select_related("configuration__raft").order_by("name")
+        }
+        self.graph = role_graph()
+        self.names = {pk: role.name for pk, role in self.by_pk.items()}
+        self._plans: dict[tuple[int, ...], tuple[tuple[RolePart, ...], CombinedPlan]] = {}
+
+    def ordered(self, role_ids: list[int]) -> list[Role]:
+        ids = sorted(role_ids, key=lambda pk: self.names[pk])
+        return [self.by_pk[pk] for pk in roles_in_order(ids, graph=self.graph, names=self.names)]
+
+    def plan(self, roles: list[Role]) -> tuple[tuple[RolePart, ...], CombinedPlan | None]:
+        """The parts of the configured roles, and their combined plan (None without parts).
+        Raises OtterSyntaxError for a configuration that does not parse."""
+        key = tuple(role.pk for role in roles)
+        if key not in self._plans:
+            configured = [role for role in roles if role.configuration is not None]
+            parts = tuple(
+                RolePart(role.pk, role.name, role.configuration.pk, str(role.configuration))
+                for role in configured
+            )
+            plan = (
+                combine_plan(
+                    [
+                        PlanPart(
+                            f"Role {role.name}", str(role.configuration), role.configuration.content
+                        )
+                        for role in configured
+                    ]
+                )
+                if configured
+                else None
+            )
+            self._plans[key] = (parts, plan)
+        return self._plans[key]
+
+
+def _plan_or_problem(roles: _Roles, role_ids: list[int]):
+    """(ordered roles, parts, plan, problem)."""
+    try:
+        ordered = roles.ordered(role_ids)
+    except RoleCycle as cycle:
+        return [], (), None, str(cycle)
+    try:
+        parts, plan = roles.plan(ordered)
+    except OtterSyntaxError as error:  # "raft::web:1:14: error: expected ..."
+        return ordered, (), None, f"a configuration does not parse: {str(error).splitlines()[0]}"
+    if plan is None:
+        return ordered, (), None, NO_CONFIGURATION
+    return ordered, parts, plan, ""
+
+
+def server_plan(*, server: Server) -> ServerPlan:
+    roles = _Roles()
+    ordered, parts, plan, problem = _plan_or_problem(
+        roles, list(server.roles.values_list("pk", flat=True))
+    )
+    return ServerPlan(ordered, parts, plan, problem)
+
+
+def plan_groups(*, servers: list[Server], skipped: dict[str, str]) -> list[PlanGroup]:
+    """``servers`` grouped by plan; those without one go into ``skipped`` with why."""
+    roles = _Roles()
+    role_ids: dict[int, list[int]] = defaultdict(list)
+    through = Server.roles.through.objects.filter(server__in=servers)
+    for server_id, role_id in through.values_list("server_id", "role_id"):
+        role_ids[server_id].append(role_id)
+    groups: dict[tuple[int, ...], PlanGroup] = {}
+    for server in servers:
+        _, parts, plan, problem = _plan_or_problem(roles, role_ids[server.pk])
+        if plan is None:
+            skipped[server.name] = problem
+            continue
+        key = tuple(part.role_id for part in parts)
+        groups.setdefault(key, PlanGroup(parts, plan)).servers.append(server)
+    return list(groups.values())
+
+
+def routine_servers(*, environment: Environment | None) -> list[Server]:
+    """The active servers a routine check covers: those in ``environment`` and the
+    environments in it; without one, those in no environment that has a check of its own."""
+    active = Server.objects.filter(active=True)
+    if environment is not None:
+        inside = [environment, *descendants(environment=environment)]
+        return list(active.filter(environments__in=inside).distinct().order_by("name"))
+    from otterweb.schedules.models import Schedule  # the routine checks' own schedules
+
+    own = Environment.objects.filter(
+        pk__in=Schedule.objects.filter(
+            kind=Schedule.Kind.CONFIGURATION, enabled=True, environment__isnull=False
+        ).values("environment")
+    )
+    covered = set()
+    for env in own:
+        covered |= {env.pk, *(child.pk for child in descendants(environment=env))}
+    return list(active.exclude(environments__in=covered).distinct().order_by("name"))
+
+
+def server_statuses(*, execution: Execution) -> dict[str, str]:
+    """How the run went on each of its target servers: the status of the server's log scope."""
+    targets = set(execution.job.targets)
+    scopes = LogScope.objects.filter(execution=execution, name__in=targets)
+    return {scope.name: scope.status for scope in scopes}
+
+
+def server_error(*, execution: Execution, server: Server) -> str:
+    """The first error logged in the server's scope (or those in it), for a check's record."""
+    scopes = dict(LogScope.objects.filter(execution=execution).values_list("scope_id", "parent_id"))
+    names = dict(LogScope.objects.filter(execution=execution).values_list("scope_id", "name"))
+    top = [scope for scope, name in names.items() if name == server.name]
+    inside = set(top)
+    changed = True
+    while changed:
+        found = {scope for scope, parent in scopes.items() if parent in inside} - inside
+        inside |= found
+        changed = bool(found)
+    entry = (
+        LogEntry.objects.filter(execution=execution, scope_id__in=inside, level__gte=30)
+        .order_by("seq")
+        .values_list("message", flat=True)
+        .first()
+    )
+    return entry or execution.error or "The check failed on this server."
+
+
+def role_name(run: ConfigurationRun, role_id: int | None) -> str:
+    for part in run.parts:
+        if part["role"] == role_id:
+            return part["name"]
+    return ""
+
+
+# ---- rollups -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Rollup:
+    """States of servers counted: for a role, an environment, or everything."""
+
+    name: str = ""
+    counts: Counter = field(default_factory=Counter)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def state(self) -> str:
+        """Drifted when any server is; else error, else unknown, else current."""
+        for state in (State.DRIFTED, State.ERROR, State.UNKNOWN, State.CURRENT):
+            if self.counts.get(state):
+                return state
+        return State.UNKNOWN
+
+    def as_json(self) -> dict:
+        return {
+            "name": self.name,
+            "state": str(self.state),
+            "servers": self.total,
+            **{str(state): self.counts.get(state, 0) for state in State},
+        }
+
+
+@dataclass
+class Matrix:
+    """Servers by roles: each server's state, and each cell's (the server's drift in that
+    role's part), with the rollups by role and environment and the overall counts."""
+
+    servers: list[dict]
+    roles: list[str]
+    by_role: list[Rollup]
+    by_environment: list[Rollup]
+    overall: Rollup
+    total_servers: int
+
+
+def matrix(
+    *,
+    role: str | None = None,
+    environment: str | None = None,
+    state: str | None = None,
+    search: str = "",
+    offset: int = 0,
+    limit: int | None = None,
+) -> Matrix:
+    """The configuration matrix, filtered by role, environment (and the environments in it),
+    state and a part of the server's name; rollups over every active server. A fixed number
+    of queries whatever the number of servers."""
+    servers = list(
+        Server.objects.filter(active=True)
+        .select_related("configuration_state")
+        .only(
+            "pk",
+            "name",
+            "configuration_state__state",
+            "configuration_state__checked",
+            "configuration_state__drift_count",
+            "configuration_state__last_check_id",
+        )
+        .order_by("name")
+    )
+    role_names = dict(Role.objects.values_list("pk", "name"))
+    environments = list(Environment.objects.all())
+    env_names = {env.pk: env.name for env in environments}
+    roles_of: dict[int, set[int]] = defaultdict(set)
+    for server_id, role_id in Server.roles.through.objects.values_list("server_id", "role_id"):
+        roles_of[server_id].add(role_id)
+    envs_of: dict[int, set[int]] = defaultdict(set)
+    for server_id, env_id in Server.environments.through.objects.values_list(
+        "server_id", "environment_id"
+    ):
+        envs_of[server_id].add(env_id)
+    last_checks = [s.configuration_state.last_check_id for s in servers if _state(s).last_check_id]
+    drift_cells: dict[tuple[int, int | None], int] = Counter()
+    for check_id, role_id in DriftItem.objects.filter(server_check__in=last_checks).values_list(
+        "server_check_id", "role_id"
+    ):
+        drift_cells[(check_id, role_id)] += 1
+
+    by_role = {pk: Rollup(name) for pk, name in role_names.items()}
+    by_env = {pk: Rollup(name) for pk, name in env_names.items()}
+    overall = Rollup("all servers")
+    rows = []
+    wanted_envs = _environment_and_inside(environment, environments)
+    for server in servers:
+        current = _state(server)
+        overall.counts[current.state] += 1
+        for role_id in roles_of[server.pk]:
+            by_role[role_id].counts[current.state] += 1
+        for env_id in envs_of[server.pk]:
+            by_env[env_id].counts[current.state] += 1
+        if role and role not in {role_names[r] for r in roles_of[server.pk]}:
+            continue
+        if wanted_envs is not None and not envs_of[server.pk] & wanted_envs:
+            continue
+        if state and current.state != state:
+            continue
+        if search and search.casefold() not in server.name.casefold():
+            continue
+        cells = {}
+        for role_id in roles_of[server.pk]:
+            drifted = drift_cells.get((current.last_check_id, role_id), 0)
+            cell = current.state
+            if current.state == State.DRIFTED:
+                cell = State.DRIFTED if drifted else State.CURRENT
+            cells[role_names[role_id]] = {"state": str(cell), "drift": drifted}
+        rows.append(
+            {
+                "name": server.name,
+                "state": str(current.state),
+                "checked": current.checked,
+                "drift": current.drift_count,
+                "check": current.last_check_id,
+                "environments": sorted(env_names[e] for e in envs_of[server.pk]),
+                "roles": cells,
+            }
+        )
+    shown_roles = sorted({name for row in rows for name in row["roles"]})
+    page = rows[offset : offset + limit if limit is not None else None]
+    return Matrix(
+        servers=page,
+        roles=shown_roles,
+        by_role=sorted(by_role.values(), key=lambda r: r.name),
+        by_environment=sorted(by_env.values(), key=lambda r: r.name),
+        overall=overall,
+        total_servers=len(rows),
+    )
+
+
+_UNCHECKED = ServerState(state=State.UNKNOWN)
+
+
+def _state(server: Server) -> ServerState:
+    return getattr(server, "configuration_state", None) or _UNCHECKED
+
+
+def _environment_and_inside(name: str | None, environments: list[Environment]) -> set[int] | None:
+    if not name:
+        return None
+    children: dict[int | None, list[int]] = defaultdict(list)
+    for env in environments:
+        children[env.parent_id].append(env.pk)
+    found = {env.pk for env in environments if env.name == name}
+    pending = list(found)
+    while pending:
+        for child in children[pending.pop()]:
+            if child not in found:
+                found.add(child)
+                pending.append(child)
+    return found
+
+
+def server_history(*, server: Server, limit: int = 20) -> list[Check]:
+    """The server's last finished checks, newest first, with their runs' executions."""
+    return list(
+        Check.objects.filter(server=server, finished=True)
+        .select_related("run__execution")
+        .prefetch_related(
+            Prefetch("drift_items", queryset=DriftItem.objects.select_related("role", "raft_item"))
+        )
+        .order_by("-checked", "-pk")[:limit]
+    )
+
+
+def servers_in_scope(
+    *, server: str | None = None, role: str | None = None, environment: str | None = None
+) -> list[Server]:
+    """The active servers a "check now" or "remediate" on a server, a role (in an environment,
+    optionally) or an environment covers."""
+    query = Server.objects.filter(active=True)
+    if server:
+        query = query.filter(name=server)
+    if role:
+        query = query.filter(roles__name=role)
+    if environment:
+        inside = _environment_and_inside(environment, list(Environment.objects.all())) or set()
+        query = query.filter(environments__in=inside)
+    if not (server or role or environment):
+        query = query.none()
+    return list(query.distinct().order_by("name"))
+
+
+def scope_label(*, server: str | None, role: str | None, environment: str | None) -> str:
+    if server:
+        return f"server {server}"
+    label = f"role {role}" if role else ""
+    if environment:
+        label = f"{label} in environment {environment}" if label else f"environment {environment}"
+    return label
+
+
+def drift_of(*, check: Check) -> list[DriftItem]:
+    return list(check.drift_items.select_related("role", "raft_item__raft"))
