@@ -21,6 +21,7 @@ from otterweb.inventory.models import (
     Variable,
 )
 from otterweb.inventory.selectors import resolve_variables
+from otterweb.rafts.models import RaftItem
 
 
 def kept(instance: Model, data: dict, names: list[str]) -> dict:
@@ -61,18 +62,38 @@ class RoleSerializer(serializers.ModelSerializer):
         slug_field="name", many=True, queryset=Role.objects.all(), required=False
     )
 
+    configuration = serializers.PrimaryKeyRelatedField(
+        queryset=RaftItem.objects.all(),
+        allow_null=True,
+        required=False,
+        help_text="The raft item (an OtterScript script) of the role's desired state.",
+    )
+    configuration_name = serializers.SerializerMethodField()
+
     class Meta:
         model = Role
-        fields = ["id", "name", "description", "dependencies", "created", "updated"]
+        fields = [
+            "id",
+            "name",
+            "description",
+            "dependencies",
+            "configuration",
+            "configuration_name",
+            "remediation",
+            "created",
+            "updated",
+        ]
         read_only_fields = ["created", "updated"]
+
+    def get_configuration_name(self, role) -> str | None:
+        return str(role.configuration) if role.configuration_id else None
 
     def create(self, data):
         return services.save_role(**data)
 
     def update(self, instance, data):
-        return services.save_role(
-            role=instance, **kept(instance, data, ["name", "description", "dependencies"])
-        )
+        fields = ["name", "description", "dependencies", "configuration", "remediation"]
+        return services.save_role(role=instance, **kept(instance, data, fields))
 
 
 SERVER_FIELDS = [
@@ -87,6 +108,7 @@ SERVER_FIELDS = [
     "user",
     "sudo",
     "host_keys",
+    "remediation",
     "description",
 ]
 

@@ -8,6 +8,7 @@ from django.utils.text import normalize_newlines
 
 from otterweb.inventory import selectors, services
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
+from otterweb.rafts.models import RaftItem
 
 KEEP_SENSITIVE = "Sensitive: the stored value is never shown. Leave empty to keep it."
 
@@ -52,13 +53,17 @@ class RoleForm(forms.ModelForm):
     class Meta:
         model = Role
         error_messages = name_errors("a role")
-        fields = ["name", "dependencies", "description"]
+        fields = ["name", "dependencies", "configuration", "remediation", "description"]
         widgets = {"description": forms.Textarea(attrs={"rows": 3})}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if self.instance.pk:
             self.fields["dependencies"].queryset = Role.objects.exclude(pk=self.instance.pk)
+        self.fields["remediation"].required = False  # report, when left out
+        self.fields["configuration"].queryset = RaftItem.objects.filter(
+            kind=RaftItem.Kind.SCRIPT
+        ).select_related("raft")
 
 
 class ServerForm(forms.ModelForm):
@@ -77,6 +82,7 @@ class ServerForm(forms.ModelForm):
             "roles",
             "environments",
             "active",
+            "remediation",
             "description",
         ]
         widgets = {

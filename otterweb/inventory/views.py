@@ -28,7 +28,7 @@ from otterweb.inventory.forms import (
     VariableForm,
     add_errors,
 )
-from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
+from otterweb.inventory.models import Credential, Environment, Remediation, Role, Server, Variable
 
 
 def detail_url(obj) -> str:
@@ -388,6 +388,8 @@ def save_role(form, data):
         name=data["name"],
         description=data["description"],
         dependencies=data["dependencies"],
+        configuration=data["configuration"],
+        remediation=data["remediation"] or Remediation.REPORT,
     )
 
 
@@ -406,6 +408,7 @@ def save_server(form, data):
         roles=data["roles"],
         environments=data["environments"],
         description=data["description"],
+        remediation=data["remediation"],
     )
 
 

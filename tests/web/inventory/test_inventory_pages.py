@@ -238,7 +238,7 @@ def test_role_edit_refuses_a_circle_of_dependencies(admin_client, inventory) -> 
         reverse("role-edit", args=["base"]), {"name": "base", "dependencies": [inventory["web"].pk]}
     )
     assert response.status_code == 200
-    assert "already depends on base" in field_errors(html(response), "id_dependencies")
+    assert "in a circle: base → web → base" in field_errors(html(response), "id_dependencies")
     assert not inventory["base"].dependencies.exists()
 
 
