@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 from django.utils import timezone
 
 from otterweb.executions import runner, tasks
@@ -157,12 +159,32 @@ def current() -> Dispatcher:
     return apps.get_app_config("executions").dispatcher
 
 
+@dataclass(frozen=True)
+class Round:
+    """Work every process that keeps house also does, on a thread of its own, every
+    ``seconds()`` seconds (0: not in this process): added by the app it belongs to, from its
+    AppConfig.ready (the schedules' scheduler), so this module imports none of them."""
+
+    name: str
+    seconds: Callable[[], float]
+    run: Callable[[], object]
+
+
+ROUNDS: dict[str, Round] = {}
+
+
+def also_keep_house(round_: Round) -> None:
+    """Have every housekeeper started from now on do ``round_`` too (once per name)."""
+    ROUNDS[round_.name] = round_
+
+
 class Housekeeper:
     """Every few seconds, close executions whose worker was lost, kill the processes they left,
     and hand out again those left pending, through ``dispatcher``. Beside that, on a thread of
     its own (a round of checks waits for servers that do not answer), check the servers due for
     their periodic check: every process that keeps house does, and each server is claimed by
-    one of them (inventory.checks.check_due_servers)."""
+    one of them (inventory.checks.check_due_servers). And each of the ROUNDS, on a thread each
+    (the scheduler fires due schedules, each claimed by one process)."""
 
     def __init__(self, dispatcher: Dispatcher) -> None:
         self.dispatcher = dispatcher
@@ -171,11 +193,18 @@ class Housekeeper:
         self._checks = threading.Thread(
             target=self._check_servers, name="otterweb-server-checks", daemon=True
         )
+        self._rounds = [
+            threading.Thread(target=self._go_round, args=(r, seconds), name=r.name, daemon=True)
+            for r in ROUNDS.values()
+            if (seconds := r.seconds())
+        ]
 
     def start(self) -> None:
         self._thread.start()
         if settings.OTTERWEB_SERVER_CHECK_MINUTES:
             self._checks.start()
+        for thread in self._rounds:
+            thread.start()
 
     def stop(self) -> None:
         self._stop.set()
@@ -197,3 +226,12 @@ class Housekeeper:
                 checks.check_due_servers()
             except Exception:
                 logger.exception("message='server checks failed; trying again later'")
+
+    def _go_round(self, round_: Round, seconds: float) -> None:
+        while not self._stop.wait(seconds):
+            close_old_connections()
+            try:
+                round_.run()
+            except Exception:
+                logger.exception("round=%s message='failed; trying again later'", round_.name)
+        connections.close_all()  # this thread's own

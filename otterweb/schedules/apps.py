@@ -4,3 +4,16 @@ from django.apps import AppConfig
 class SchedulesConfig(AppConfig):
     name = "otterweb.schedules"
     verbose_name = "Schedules and triggers"
+
+    def ready(self) -> None:
+        # they import the models: loaded only now
+        from otterweb.executions import dispatch
+        from otterweb.schedules import scheduler
+
+        # every process that keeps house (`manage.py serve`, each Celery worker) fires the due
+        # schedules; each is claimed by one of them
+        dispatch.also_keep_house(
+            dispatch.Round(
+                name="otterweb-scheduler", seconds=scheduler.interval, run=scheduler.fire_due
+            )
+        )

@@ -1,0 +1,97 @@
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+
+from otterweb.inventory.forms import add_errors
+from otterweb.schedules import services
+from otterweb.schedules.forms import ScheduleForm, TriggerForm
+from otterweb.schedules.models import Schedule, Trigger, TriggerDelivery
+
+
+@admin.register(Schedule)
+class ScheduleAdmin(admin.ModelAdmin):
+    """Saved through the service, as the pages save them: the whole schedule checked, its next
+    run worked out."""
+
+    form = ScheduleForm
+    list_display = ["name", "kind", "template", "environment", "cron", "time_zone", "enabled"]
+    list_display += ["next_run", "last_fired", "last_error"]
+    list_filter = ["kind", "enabled", "time_zone"]
+    search_fields = ["name", "description", "cron"]
+    readonly_fields = ["next_run", "last_fired", "last_execution", "last_error", "created"]
+    readonly_fields += ["created_by", "updated"]
+    list_select_related = ["template", "environment"]
+    actions = ["enable", "disable"]
+
+    def save_model(self, request, obj, form, change) -> None:
+        data = form.cleaned_data
+        saved = services.save_schedule(
+            schedule=obj if change else None,
+            user=request.user,
+            **{field: data[field] for field in services.FIELDS},
+        )
+        obj.pk = saved.pk
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+
+        class Checked(form):
+            """Refused beside the fields, as the service refuses it, before save_model."""
+
+            def clean(inner) -> dict:
+                data = super().clean()
+                if not inner.errors:
+                    try:
+                        services.check_schedule(
+                            schedule=Schedule.objects.get(pk=obj.pk) if obj else None,
+                            user=request.user,
+                            **{field: data.get(field) for field in services.FIELDS},
+                        )
+                    except ValidationError as error:
+                        add_errors(inner, error)
+                return data
+
+        return Checked
+
+    @admin.action(description="Enable the selected schedules", permissions=["change"])
+    def enable(self, request, queryset) -> None:
+        for schedule in queryset:
+            services.set_enabled(schedule=schedule, enabled=True)
+        self.message_user(request, f"Enabled {queryset.count()} schedule(s).", messages.SUCCESS)
+
+    @admin.action(description="Disable the selected schedules", permissions=["change"])
+    def disable(self, request, queryset) -> None:
+        for schedule in queryset:
+            services.set_enabled(schedule=schedule, enabled=False)
+        self.message_user(request, f"Disabled {queryset.count()} schedule(s).", messages.SUCCESS)
+
+
+class TriggerDeliveryInline(admin.TabularInline):
+    model = TriggerDelivery
+    fields = ["received", "delivery_id", "execution"]
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+    max_num = 0
+
+
+@admin.register(Trigger)
+class TriggerAdmin(admin.ModelAdmin):
+    """Triggers are made on their template's page (their secret is shown once there); here they
+    are listed, disabled and enabled, deleted."""
+
+    form = TriggerForm
+    list_display = ["name", "template", "kind", "allow_variables", "enabled", "last_used"]
+    list_filter = ["kind", "enabled", "allow_variables"]
+    search_fields = ["name", "template__name"]
+    fields = ["id", "template", "name", "kind", "allow_variables", "enabled"]
+    fields += ["created_by", "created", "last_used", "last_execution"]
+    readonly_fields = ["id", "template", "kind", "created_by", "created", "last_used"]
+    readonly_fields += ["last_execution"]
+    inlines = [TriggerDeliveryInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        kwargs["fields"] = ["name", "allow_variables", "enabled"]
+        return admin.ModelAdmin.get_form(self, request, obj, change=change, **kwargs)

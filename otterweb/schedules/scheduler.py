@@ -1,0 +1,138 @@
+"""Firing due schedules, exactly once across every process that keeps house.
+
+Every process that runs executions (`manage.py serve`, each Celery worker, on any number of
+machines) calls ``fire_due`` every OTTERWEB_SCHEDULER_SECONDS from its housekeeper
+(otterweb.executions.dispatch). The database is the lock: a due schedule is claimed by one
+conditional UPDATE that moves its ``next_run`` on (WHERE pk = ... AND next_run = <the value
+read>), and only the process whose UPDATE changed the row fires it. A run missed while no
+process was up fires once, and the next run is the first time after now, not after the missed
+one. Whatever goes wrong starting a run is recorded on the schedule and logged, never raised."""
+
+from __future__ import annotations
+
+import logging
+import os
+from datetime import datetime
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from otterweb.executions.models import Execution
+from otterweb.executions.services import launch_template
+from otterweb.schedules.cron import next_time
+from otterweb.schedules.models import Schedule
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_SECONDS = 15.0
+
+
+def interval() -> float:
+    """Seconds between two rounds of ``fire_due`` in each process (0: this process fires
+    none). OTTERWEB_SCHEDULER_SECONDS, from the settings or the environment."""
+    configured = getattr(settings, "OTTERWEB_SCHEDULER_SECONDS", None)
+    if configured is None:
+        configured = os.environ.get("OTTERWEB_SCHEDULER_SECONDS", DEFAULT_SECONDS)
+    return max(0.0, float(configured))
+
+
+def fire_due(*, now: datetime | None = None) -> list[int]:
+    """Fire the enabled schedules whose next run has come, each claimed first; returns the ids
+    of those this process fired. Enabled schedules without a next run get one."""
+    now = now or timezone.now()
+    _plan_unplanned(now)
+    fired = []
+    due = Schedule.objects.filter(enabled=True, next_run__lte=now).select_related(
+        "template", "environment"
+    )
+    for schedule in due.order_by("next_run", "pk"):
+        if _claim(schedule, now):
+            fire(schedule, now=now)
+            fired.append(schedule.pk)
+    return fired
+
+
+def _claim(schedule: Schedule, now: datetime) -> bool:
+    """Move the schedule's next run on past ``now``, if no other process has yet."""
+    due_at = schedule.next_run
+    try:
+        following = next_time(schedule.cron, schedule.time_zone, after=now)
+    except Exception as error:  # changed behind the forms' back: it cannot run again
+        _unschedulable(schedule, due_at, error)
+        return False
+    claimed = Schedule.objects.filter(pk=schedule.pk, enabled=True, next_run=due_at).update(
+        next_run=following, last_fired=now
+    )
+    if claimed != 1:
+        return False
+    schedule.next_run, schedule.last_fired = following, now
+    logger.info(
+        "schedule=%s due=%s next_run=%s message='claimed'",
+        schedule.pk,
+        due_at.isoformat(),
+        following.isoformat(),
+    )
+    return True
+
+
+def fire(schedule: Schedule, *, now: datetime) -> Execution | None:
+    """Start what ``schedule`` runs and record how it went (the execution, or why none)."""
+    execution, error = None, ""
+    try:
+        execution = _start(schedule)
+    except ValidationError as refused:
+        error = " ".join(refused.messages)
+        logger.warning(
+            "schedule=%s kind=%s message='not started: %s'", schedule.pk, schedule.kind, error
+        )
+    except Exception as failed:
+        error = f"{type(failed).__name__}: {failed}"
+        logger.exception(
+            "schedule=%s kind=%s message='not started: it failed'", schedule.pk, schedule.kind
+        )
+    else:
+        logger.info(
+            "schedule=%s kind=%s execution=%s message='fired'",
+            schedule.pk,
+            schedule.kind,
+            execution.pk if execution else "none",
+        )
+    Schedule.objects.filter(pk=schedule.pk).update(last_execution=execution, last_error=error)
+    schedule.last_execution, schedule.last_error = execution, error
+    return execution
+
+
+def _start(schedule: Schedule) -> Execution | None:
+    if schedule.kind == Schedule.Kind.JOB:
+        return launch_template(
+            template=schedule.template, requested_by=None, variables=schedule.variables
+        )
+    # imported here: a routine check belongs to the configuration app, which may not offer it
+    from otterweb.configuration.services import start_routine_check
+
+    started = start_routine_check(environment=schedule.environment)
+    return started if isinstance(started, Execution) else None
+
+
+def _plan_unplanned(now: datetime) -> None:
+    """A next run for each enabled schedule without one (made by a migration or a fixture)."""
+    for schedule in Schedule.objects.filter(enabled=True, next_run__isnull=True):
+        try:
+            following = next_time(schedule.cron, schedule.time_zone, after=now)
+        except Exception as error:
+            _unschedulable(schedule, None, error)
+            continue
+        Schedule.objects.filter(pk=schedule.pk, enabled=True, next_run__isnull=True).update(
+            next_run=following
+        )
+
+
+def _unschedulable(schedule: Schedule, due_at: datetime | None, error: Exception) -> None:
+    """A schedule whose cron expression or time zone no longer reads: disabled, and why."""
+    message = f"Disabled: its cron expression {schedule.cron!r} in {schedule.time_zone} names no time ({error})."
+    disabled = Schedule.objects.filter(pk=schedule.pk, enabled=True, next_run=due_at).update(
+        enabled=False, next_run=None, last_error=message
+    )
+    if disabled:
+        logger.error("schedule=%s message=%r", schedule.pk, message)

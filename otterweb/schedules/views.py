@@ -1,0 +1,183 @@
+"""Schedule pages: the list, a form to make or change one, deleting one, enabling and disabling;
+and a job template's schedules and triggers, where triggers are made (their secret shown once)
+and deleted."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views import View
+from django.views.generic import DetailView, ListView, TemplateView
+
+from otterweb.executions.models import JobTemplate
+from otterweb.inventory.forms import add_errors
+from otterweb.schedules import selectors, services
+from otterweb.schedules.forms import ScheduleForm, TriggerForm
+from otterweb.schedules.models import Schedule, Trigger
+
+RUN = "executions.run_jobtemplate"
+MAY_NOT_RUN = "You may not run job templates: a schedule or trigger that runs one needs that."
+
+
+class ScheduleListView(LoginRequiredMixin, PermissionRequiredMixin, ListView):
+    permission_required = "schedules.view_schedule"
+    template_name = "schedules/list.html"
+
+    def get_queryset(self):
+        return selectors.schedules()
+
+
+class ScheduleEditView(LoginRequiredMixin, PermissionRequiredMixin, TemplateView):
+    """Make a schedule (no pk; ?template=<pk> chooses its job template) or change one."""
+
+    template_name = "schedules/form.html"
+
+    def get_permission_required(self):
+        action = "change" if "pk" in self.kwargs else "add"
+        return ["schedules.view_schedule", f"schedules.{action}_schedule"]
+
+    def get_object(self) -> Schedule:
+        if "pk" not in self.kwargs:
+            return Schedule()
+        return get_object_or_404(Schedule, pk=self.kwargs["pk"])
+
+    def get(self, request, *args, **kwargs):
+        self.object = self.get_object()
+        initial = {}
+        if not self.object.pk and request.GET.get("template", "").isdigit():
+            initial["template"] = request.GET["template"]
+        form = ScheduleForm(instance=self.object, initial=initial)
+        return self.render_to_response(self.get_context_data(form=form))
+
+    def post(self, request, *args, **kwargs):
+        self.object = schedule = self.get_object()
+        form = ScheduleForm(request.POST, instance=schedule)
+        if form.is_valid():
+            data = form.cleaned_data
+            if data["kind"] == Schedule.Kind.JOB and not request.user.has_perm(RUN):
+                form.add_error("kind", MAY_NOT_RUN)
+            else:
+                try:
+                    schedule = services.save_schedule(
+                        schedule=schedule if schedule.pk else None,
+                        user=request.user,
+                        **{field: data[field] for field in services.FIELDS},
+                    )
+                except ValidationError as error:
+                    add_errors(form, error)
+                else:
+                    messages.success(request, f"Saved the schedule {schedule.name}.")
+                    return redirect("schedule-list")
+        return self.render_to_response(self.get_context_data(form=form))
+
+    def get_context_data(self, **kwargs):
+        upcoming = []
+        if self.object.pk:
+            upcoming = selectors.upcoming(schedule=self.object)
+        return {**super().get_context_data(**kwargs), "object": self.object, "upcoming": upcoming}
+
+
+class ScheduleDeleteView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
+    """Asks first (GET), deletes on POST."""
+
+    permission_required = ["schedules.view_schedule", "schedules.delete_schedule"]
+    template_name = "schedules/delete.html"
+    queryset = selectors.schedules()
+
+    def post(self, request, pk: int):
+        schedule = self.get_object()
+        services.delete_schedule(schedule=schedule)
+        messages.success(request, f"Deleted the schedule {schedule.name}.")
+        return redirect("schedule-list")
+
+
+class ScheduleEnableView(LoginRequiredMixin, PermissionRequiredMixin, View):
+    """POST enabled=1 or 0."""
+
+    permission_required = ["schedules.view_schedule", "schedules.change_schedule"]
+
+    def post(self, request, pk: int):
+        schedule = get_object_or_404(Schedule, pk=pk)
+        enabled = request.POST.get("enabled") == "1"
+        services.set_enabled(schedule=schedule, enabled=enabled)
+        if enabled:
+            messages.success(request, f"Enabled {schedule.name}: it runs next at the time shown.")
+        else:
+            messages.success(request, f"Disabled {schedule.name}: it does not run until enabled.")
+        back = request.POST.get("next", "")
+        if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+            back = reverse("schedule-list")
+        return redirect(back)
+
+
+# ---- a job template's schedules and triggers
+
+
+class TemplateTriggersView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
+    """GET the template's schedules and triggers; POST makes a trigger and shows its secret,
+    this once (the answer is the page itself: the secret is in no URL and no session)."""
+
+    permission_required = ["executions.view_jobtemplate", "schedules.view_trigger"]
+    template_name = "schedules/triggers.html"
+    queryset = JobTemplate.objects.prefetch_related("prompt_fields")
+    context_object_name = "template"
+
+    def get_context_data(self, **kwargs):
+        template = self.object
+        kwargs.setdefault("form", TriggerForm())
+        triggers = list(selectors.triggers_of(template=template))
+        for trigger in triggers:
+            trigger.url = self.request.build_absolute_uri(
+                reverse("api:trigger-pull", args=[trigger.pk])
+            )
+        return {
+            **super().get_context_data(**kwargs),
+            "triggers": triggers,
+            "schedules": selectors.schedules_of(template=template),
+            "prompt": template.prompt_fields.first(),
+        }
+
+    def post(self, request, pk: int):
+        self.object = template = self.get_object()
+        if not (request.user.has_perm("schedules.add_trigger") and request.user.has_perm(RUN)):
+            raise PermissionDenied(MAY_NOT_RUN)
+        form = TriggerForm(request.POST)
+        made = secret = None
+        if form.is_valid():
+            try:
+                made, secret = services.create_trigger(
+                    template=template, created_by=request.user, **form.cleaned_data
+                )
+            except ValidationError as error:
+                add_errors(form, error)
+            else:
+                form = TriggerForm()
+        context = self.get_context_data(form=form, made=made, secret=secret)
+        response = self.render_to_response(context)
+        response["Cache-Control"] = "no-store"  # the secret stays out of every cache
+        return response
+
+
+class TriggerDeleteView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
+    permission_required = [
+        "executions.view_jobtemplate",
+        "schedules.view_trigger",
+        "schedules.delete_trigger",
+    ]
+    template_name = "schedules/trigger_delete.html"
+    context_object_name = "trigger"
+
+    def get_queryset(self):
+        return Trigger.objects.filter(template_id=self.kwargs["template"]).select_related(
+            "template"
+        )
+
+    def post(self, request, template: int, pk):
+        trigger = self.get_object()
+        services.delete_trigger(trigger=trigger)
+        messages.success(request, f"Deleted the trigger {trigger.name}: its URL runs nothing now.")
+        return redirect("template-triggers", pk=template)
