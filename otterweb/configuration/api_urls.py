@@ -1,3 +1,27 @@
 """API routes of the configuration app, under /api/."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from otterweb.configuration import api
+
+urlpatterns = [
+    path("configuration/", api.OverviewView.as_view(), name="configuration"),
+    path(
+        "configuration/servers/<slug:name>/",
+        api.ServerConfigurationView.as_view(),
+        name="configuration-server",
+    ),
+    path("configuration/check/", api.CheckNowView.as_view(), name="configuration-check"),
+    path("configuration/plans/", api.PlansView.as_view(), name="configuration-plans"),
+    path("configuration/plans/<int:pk>/", api.PlanView.as_view(), name="configuration-plan"),
+    path(
+        "configuration/plans/<int:pk>/approve/",
+        api.ApprovePlanView.as_view(),
+        name="configuration-plan-approve",
+    ),
+    path(
+        "configuration/plans/<int:pk>/discard/",
+        api.DiscardPlanView.as_view(),
+        name="configuration-plan-discard",
+    ),
+]

@@ -245,7 +245,8 @@ class Rollup:
 @dataclass
 class Matrix:
     """Servers by roles: each server's state, and each cell's (the server's drift in that
-    role's part), with the rollups by role and environment and the overall counts."""
+    role's part), with the rollups by role (of the cells: a role is drifted when its part
+    drifted on any server) and by environment (of the servers), and the overall counts."""
 
     servers: list[dict]
     roles: list[str]
@@ -283,9 +284,10 @@ def matrix(
     role_names = dict(Role.objects.values_list("pk", "name"))
     environments = list(Environment.objects.all())
     env_names = {env.pk: env.name for env in environments}
-    roles_of: dict[int, set[int]] = defaultdict(set)
+    needs = _dependency_closure(role_graph())
+    roles_of: dict[int, set[int]] = defaultdict(set)  # with the roles they need
     for server_id, role_id in Server.roles.through.objects.values_list("server_id", "role_id"):
-        roles_of[server_id].add(role_id)
+        roles_of[server_id] |= needs[role_id]
     envs_of: dict[int, set[int]] = defaultdict(set)
     for server_id, env_id in Server.environments.through.objects.values_list(
         "server_id", "environment_id"
@@ -307,7 +309,7 @@ def matrix(
         current = _state(server)
         overall.counts[current.state] += 1
         for role_id in roles_of[server.pk]:
-            by_role[role_id].counts[current.state] += 1
+            by_role[role_id].counts[_cell(current, drift_cells, role_id)] += 1
         for env_id in envs_of[server.pk]:
             by_env[env_id].counts[current.state] += 1
         if role and role not in {role_names[r] for r in roles_of[server.pk]}:
@@ -318,13 +320,13 @@ def matrix(
             continue
         if search and search.casefold() not in server.name.casefold():
             continue
-        cells = {}
-        for role_id in roles_of[server.pk]:
-            drifted = drift_cells.get((current.last_check_id, role_id), 0)
-            cell = current.state
-            if current.state == State.DRIFTED:
-                cell = State.DRIFTED if drifted else State.CURRENT
-            cells[role_names[role_id]] = {"state": str(cell), "drift": drifted}
+        cells = {
+            role_names[role_id]: {
+                "state": str(_cell(current, drift_cells, role_id)),
+                "drift": drift_cells.get((current.last_check_id, role_id), 0),
+            }
+            for role_id in roles_of[server.pk]
+        }
         rows.append(
             {
                 "name": server.name,
@@ -346,6 +348,27 @@ def matrix(
         overall=overall,
         total_servers=len(rows),
     )
+
+
+def _cell(state: ServerState, drift_cells: dict, role_id: int) -> str:
+    """A server's state in one role's part of its plan: drifted only where that part drifted."""
+    if state.state == State.DRIFTED and not drift_cells.get((state.last_check_id, role_id)):
+        return State.CURRENT
+    return state.state
+
+
+def _dependency_closure(graph: dict[int, list[int]]) -> dict[int, set[int]]:
+    """Each role with every role it needs, directly or not (a circle ends the walk)."""
+    closure: dict[int, set[int]] = {}
+    for role in graph:
+        found, pending = {role}, list(graph[role])
+        while pending:
+            needed = pending.pop()
+            if needed not in found:
+                found.add(needed)
+                pending.extend(graph.get(needed, ()))
+        closure[role] = found
+    return closure
 
 
 _UNCHECKED = ServerState(state=State.UNKNOWN)
