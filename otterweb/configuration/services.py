@@ -61,15 +61,18 @@ def check_servers(
     remediation could not fix would loop)."""
     executions, skipped = [], {}
     for group in selectors.plan_groups(servers=servers, skipped=skipped):
-        executions.append(
-            _start_run(
+        try:
+            execution = _start_run(
                 group,
                 purpose=ConfigurationRun.Purpose.CHECK,
                 requested_by=requested_by,
                 routine=routine,
                 plan=after,
             )
-        )
+        except ValidationError as error:  # e.g. the local server, for someone who may not
+            skipped.update(dict.fromkeys((s.name for s in group.servers), " ".join(error.messages)))
+            continue
+        executions.append(execution)
     _record_unplanned(skipped, servers)
     logger.info(
         "routine=%s servers=%d executions=%d skipped=%d message='configuration check started'",
