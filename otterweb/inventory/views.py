@@ -248,7 +248,7 @@ class RoleDetailView(InventoryPage, VariablesMixin, DetailView):
 class ServerDetailView(InventoryPage, VariablesMixin, DetailView):
     model = Server
     scope = "server"
-    queryset = Server.objects.select_related("credential")
+    queryset = Server.objects.select_related("credential", "configuration_state")
     template_name = "inventory/server_detail.html"
 
     def get_context_data(self, **kwargs):
