@@ -178,9 +178,10 @@ def routine_servers(*, environment: Environment | None) -> list[Server]:
 
 
 def server_statuses(*, execution: Execution) -> dict[str, str]:
-    """How the run went on each of its target servers: the status of the server's log scope."""
+    """How the run went on each of its target servers that it finished: the status of the
+    server's log scope, once closed (a run cancelled or lost midway left some open)."""
     targets = set(execution.job.targets)
-    scopes = LogScope.objects.filter(execution=execution, name__in=targets)
+    scopes = LogScope.objects.filter(execution=execution, name__in=targets, ended__isnull=False)
     return {scope.name: scope.status for scope in scopes}
 
 

@@ -140,10 +140,18 @@ def record_finished_run(sender, execution: Execution, **kwargs) -> None:
     run = ConfigurationRun.objects.filter(execution=execution).first()
     if run is None:
         return
-    if run.purpose == ConfigurationRun.Purpose.CHECK:
-        _record_check(run, execution)
-    else:
-        _after_remediation(run, execution)
+    try:
+        with transaction.atomic():
+            if run.purpose == ConfigurationRun.Purpose.CHECK:
+                _record_check(run, execution)
+            else:
+                _after_remediation(run, execution)
+    except Exception:  # the execution has ended all the same; its checks stay unfinished
+        logger.exception(
+            "execution=%s purpose=%s message='could not record the configuration run'",
+            execution.pk,
+            run.purpose,
+        )
 
 
 def _record_check(run: ConfigurationRun, execution: Execution) -> None:

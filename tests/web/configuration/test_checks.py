@@ -4,11 +4,16 @@ a stale plan refused; the automatic policy; roles in a circle."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 from otterweb.configuration import selectors, services
 from otterweb.configuration.models import ConfigurationRun, RemediationPlan, State
+from otterweb.executions.models import Execution
+from otterweb.executions.runner import reap_lost_executions
 from otterweb.inventory.models import Role
 from otterweb.rafts.models import RaftItem
 
@@ -217,3 +222,18 @@ def test_rollups_count_states_by_role_and_environment(desired) -> None:
     assert [r["name"] for r in selectors.matrix(state="drifted").servers] == ["web1"]
     row = selectors.matrix(search="web1").servers[0]
     assert row["roles"] == {"web": {"state": "drifted", "drift": 1}}
+
+
+def test_check_whose_worker_was_lost_leaves_its_servers_unknown(desired) -> None:
+    server = desired.server("web1", desired.file_role("web"))
+    desired.path("web1", "web").write_text("hello")
+    check(desired, server)  # current
+    (execution,) = services.check_servers(servers=[server]).executions
+    execution.start(worker="gone:1")
+    Execution.objects.filter(pk=execution.pk).update(heartbeat=timezone.now() - timedelta(hours=1))
+    assert reap_lost_executions() == [execution.pk]
+    server.refresh_from_db()
+    state = server.configuration_state
+    assert state.state == State.UNKNOWN and "stopped responding" in state.last_check.error
+    assert state.last_check.run.execution_id == execution.pk and state.last_check.changed
+    assert Execution.objects.filter(run_state="executing").count() == 0
