@@ -306,6 +306,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # several models have a "kind": each enum is named after its model
+    "ENUM_NAME_OVERRIDES": {
+        "CredentialKindEnum": "otterweb.inventory.models.Credential.Kind",
+        "RaftItemKindEnum": "otterweb.rafts.models.RaftItem.Kind",
+        "ScheduleKindEnum": "otterweb.schedules.models.Schedule.Kind",
+        "TriggerKindEnum": "otterweb.schedules.models.Trigger.Kind",
+    },
 }
 
 # Machine-parseable logs: one key=value record per line, with the logger and level.
