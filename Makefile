@@ -71,6 +71,7 @@ bench: setup services
 	$(PY) bench/editor.py
 	$(PY) bench/logviewer.py
 	$(PY) bench/fanout.py
+	$(PY) bench/configuration.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache *.egg-info frontend/node_modules otterweb/static/frontend
