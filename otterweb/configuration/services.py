@@ -124,16 +124,6 @@ def _start_run(
     return execution
 
 
-def _record_unplanned(skipped: dict[str, str], servers: list[Server]) -> None:
-    """Servers that could not be checked: unknown, with why (unless they have no
-    configuration at all, which is no failure)."""
-    now = timezone.now()
-    for server in servers:
-        reason = skipped.get(server.name)
-        if reason and reason != selectors.NO_CONFIGURATION:
-            _set_state(server, State.UNKNOWN, check=None, checked=now, drift_count=0)
-
-
 @receiver(execution_finished)
 def record_finished_run(sender, execution: Execution, **kwargs) -> None:
     """Record what a configuration run found, once its execution has ended (whichever way)."""
@@ -155,13 +145,19 @@ def record_finished_run(sender, execution: Execution, **kwargs) -> None:
 
 
 def _record_check(run: ConfigurationRun, execution: Execution) -> None:
+    """Each server's check from the run's outcome there, its drift items, and the servers'
+    states: a fixed number of queries however many servers the run checked (but for the
+    first error of each server that failed)."""
     now = execution.ended or timezone.now()
     statuses = selectors.server_statuses(execution=execution)
     drift_by_server: dict[str, list[dict]] = defaultdict(list)
     for drift in execution.drift or []:
         drift_by_server[drift.get("server") or ""].append(drift)
-    automatic: list[Server] = []
-    for check in run.checks.select_related("server").filter(finished=False):
+    checks = list(
+        run.checks.filter(finished=False).select_related("server").prefetch_related("server__roles")
+    )
+    items: list[DriftItem] = []
+    for check in checks:
         server = check.server
         found = drift_by_server.get(server.name, [])
         status = statuses.get(server.name)
@@ -171,24 +167,30 @@ def _record_check(run: ConfigurationRun, execution: Execution) -> None:
             state, error = State.ERROR, selectors.server_error(execution=execution, server=server)
         else:
             state, error = (State.DRIFTED if found else State.CURRENT), ""
-        DriftItem.objects.bulk_create(_drift_items(check, run, found))
+        items += _drift_items(check, run, found)
         check.state, check.error, check.checked = state, error, now
         check.finished, check.drift_count = True, len(found)
-        check.changed = _set_state(server, state, check=check, checked=now, drift_count=len(found))
-        check.save(
-            update_fields=["state", "error", "checked", "finished", "drift_count", "changed"]
-        )
+    DriftItem.objects.bulk_create(items)
+    _set_states(checks, checked=now)
+    Check.objects.bulk_update(
+        checks, ["state", "error", "checked", "finished", "drift_count", "changed"]
+    )
+    for check in checks:
         logger.info(
             "execution=%s server=%s state=%s drift=%d message='configuration checked'",
             execution.pk,
-            server.name,
-            state,
-            len(found),
+            check.server.name,
+            check.state,
+            check.drift_count,
         )
-        if state == State.DRIFTED and server.remediation_policy() == Remediation.AUTOMATIC:
-            automatic.append(server)
+    automatic = [
+        check.server.pk
+        for check in checks
+        if check.state == State.DRIFTED
+        and check.server.remediation_policy() == Remediation.AUTOMATIC
+    ]
     if automatic and run.plan_id is None and not execution.simulate:
-        transaction.on_commit(lambda: _remediate_automatically([s.pk for s in automatic]))
+        transaction.on_commit(lambda: _remediate_automatically(automatic))
 
 
 def _drift_items(check: Check, run: ConfigurationRun, found: list[dict]) -> list[DriftItem]:
@@ -210,18 +212,49 @@ def _drift_items(check: Check, run: ConfigurationRun, found: list[dict]) -> list
     return items
 
 
-def _set_state(
-    server: Server, state: str, *, check: Check | None, checked, drift_count: int
-) -> bool:
-    """Make ``state`` the server's; whether it changed."""
-    current, _ = ServerState.objects.select_for_update().get_or_create(server=server)
-    changed = current.state != state or current.state_since is None
-    if changed:
-        current.state_since = checked
-    current.state, current.last_check, current.checked = state, check, checked
-    current.drift_count = drift_count
-    current.save()
-    return changed
+def _set_states(checks: list[Check], *, checked) -> None:
+    """Make each check's state its server's, and mark the checks that changed it."""
+    servers = [check.server_id for check in checks]
+    states = {
+        state.server_id: state
+        for state in ServerState.objects.select_for_update().filter(server__in=servers)
+    }
+    new = [ServerState(server_id=pk) for pk in servers if pk not in states]
+    for state in ServerState.objects.bulk_create(new):
+        states[state.server_id] = state
+    for check in checks:
+        current = states[check.server_id]
+        check.changed = current.state != check.state or current.state_since is None
+        if check.changed:
+            current.state_since = checked
+        current.state, current.last_check, current.checked = check.state, check, checked
+        current.drift_count = check.drift_count
+    ServerState.objects.bulk_update(
+        list(states.values()), ["state", "state_since", "last_check", "checked", "drift_count"]
+    )
+
+
+def _record_unplanned(skipped: dict[str, str], servers: list[Server]) -> None:
+    """Servers that could not be checked: unknown, with why (unless they have no
+    configuration at all, which is no failure)."""
+    now = timezone.now()
+    unplanned = [
+        server.pk
+        for server in servers
+        if skipped.get(server.name, selectors.NO_CONFIGURATION) != selectors.NO_CONFIGURATION
+    ]
+    states = {s.server_id: s for s in ServerState.objects.filter(server__in=unplanned)}
+    for pk in unplanned:
+        state = states.get(pk) or ServerState(server_id=pk)
+        if state.state != State.UNKNOWN or state.state_since is None:
+            state.state_since = now
+        state.state, state.last_check, state.checked, state.drift_count = (
+            State.UNKNOWN,
+            None,
+            now,
+            0,
+        )
+        state.save()
 
 
 def _remediate_automatically(server_ids: list[int]) -> None:

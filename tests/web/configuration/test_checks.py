@@ -8,13 +8,16 @@ from datetime import timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from otterweb.configuration import selectors, services
 from otterweb.configuration.models import ConfigurationRun, RemediationPlan, State
 from otterweb.executions.models import Execution
 from otterweb.executions.runner import reap_lost_executions
-from otterweb.inventory.models import Role
+from otterweb.executions.signals import execution_finished
+from otterweb.inventory.models import Role, Server
 from otterweb.rafts.models import RaftItem
 
 
@@ -237,3 +240,42 @@ def test_check_whose_worker_was_lost_leaves_its_servers_unknown(desired) -> None
     assert state.state == State.UNKNOWN and "stopped responding" in state.last_check.error
     assert state.last_check.run.execution_id == execution.pk and state.last_check.changed
     assert Execution.objects.filter(run_state="executing").count() == 0
+
+
+def recording_queries(desired, servers) -> int:
+    """The queries recording a finished check of ``servers`` takes."""
+    execution_finished.disconnect(services.record_finished_run)
+    try:
+        (execution,) = check(desired, *servers)[0]
+    finally:
+        execution_finished.connect(services.record_finished_run)
+    with CaptureQueriesContext(connection) as queries:
+        services.record_finished_run(sender=Execution, execution=execution)
+    assert {
+        s.configuration_state.state for s in Server.objects.filter(pk__in=[s.pk for s in servers])
+    } == {"drifted"}
+    return len(queries)
+
+
+def test_check_recording_takes_the_same_queries_for_2_or_12_servers(desired) -> None:
+    web = desired.file_role("web", remediation="on-demand")  # the policy is read too
+    few = recording_queries(desired, [desired.server(f"a{n}", web) for n in range(2)])
+    many = recording_queries(desired, [desired.server(f"b{n}", web) for n in range(12)])
+    assert few == many
+
+
+def test_matrix_takes_the_same_queries_for_any_number_of_servers(
+    desired, django_assert_max_num_queries
+) -> None:
+    web, db = desired.file_role("web"), desired.file_role("db")
+    production = desired.environment("production")
+    for n in range(3):
+        desired.server(f"s{n}", web, db, environments=[production])
+    check(desired, *Server.objects.all())
+    with CaptureQueriesContext(connection) as few:
+        selectors.matrix()
+    for n in range(3, 30):
+        desired.server(f"s{n}", web, environments=[production])
+    check(desired, *Server.objects.all())
+    with django_assert_max_num_queries(len(few)):
+        assert selectors.matrix().total_servers == 30
