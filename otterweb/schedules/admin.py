@@ -1,10 +1,14 @@
+import logging
+
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
 from otterweb.inventory.forms import add_errors
 from otterweb.schedules import services
-from otterweb.schedules.forms import ScheduleForm, TriggerForm
+from otterweb.schedules.forms import ScheduleForm
 from otterweb.schedules.models import Schedule, Trigger, TriggerDelivery
+
+logger = logging.getLogger(__name__)
 
 
 @admin.register(Schedule)
@@ -79,7 +83,6 @@ class TriggerAdmin(admin.ModelAdmin):
     """Triggers are made on their template's page (their secret is shown once there); here they
     are listed, disabled and enabled, deleted."""
 
-    form = TriggerForm
     list_display = ["name", "template", "kind", "allow_variables", "enabled", "last_used"]
     list_filter = ["kind", "enabled", "allow_variables"]
     search_fields = ["name", "template__name"]
@@ -92,6 +95,12 @@ class TriggerAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False
 
-    def get_form(self, request, obj=None, change=False, **kwargs):
-        kwargs["fields"] = ["name", "allow_variables", "enabled"]
-        return admin.ModelAdmin.get_form(self, request, obj, change=change, **kwargs)
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        logger.info(
+            "trigger=%s template=%s enabled=%s allow_variables=%s message='changed in the admin'",
+            obj.pk,
+            obj.template_id,
+            obj.enabled,
+            obj.allow_variables,
+        )

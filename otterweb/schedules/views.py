@@ -130,13 +130,16 @@ class TemplateTriggersView(LoginRequiredMixin, PermissionRequiredMixin, DetailVi
         template = self.object
         kwargs.setdefault("form", TriggerForm())
         triggers = list(selectors.triggers_of(template=template))
+        examples: dict[str, str] = {}  # kind -> the URL of its first trigger
         for trigger in triggers:
             trigger.url = self.request.build_absolute_uri(
                 reverse("api:trigger-pull", args=[trigger.pk])
             )
+            examples.setdefault(trigger.kind, trigger.url)
         return {
             **super().get_context_data(**kwargs),
             "triggers": triggers,
+            "examples": examples,
             "schedules": selectors.schedules_of(template=template),
             "prompt": template.prompt_fields.first(),
         }

@@ -185,9 +185,13 @@ def test_template_triggers_page_makes_a_trigger_and_shows_its_secret_once(
     assert '"variables": {"Version": "1.0"}' in text.replace("&quot;", '"')
     again = client.get(address).content.decode()
     assert token not in again and f"/api/triggers/{trigger.pk}/" in again
-    assert "X-OtterWeb-Signature" in again and "openssl dgst -sha256 -hmac" in again
+    assert "?token=YOUR-TOKEN" in again and "X-OtterWeb-Signature" not in again
     hook = client.post(address, {"name": "GitHub", "kind": "webhook"}).content.decode()
     assert "Secret (the HMAC-SHA256 key)" in hook and "X-OtterWeb-Timestamp" in hook
+    both = client.get(address).content.decode()
+    webhook = Trigger.objects.get(kind="webhook")
+    assert "secret='YOUR-SECRET'" in both and "openssl dgst -sha256 -hmac" in both
+    assert both.count(f"/api/triggers/{webhook.pk}/") == 2  # its row and its example
     taken = client.post(address, {"name": "CI", "kind": "token"}).content.decode()
     assert "already has a trigger of that name" in taken
 
@@ -229,10 +233,15 @@ def test_schedule_admin_pages(admin_client, nightly, deploy) -> None:
     change = reverse("admin:schedules_schedule_change", args=[nightly.pk])
     assert admin_client.get(change).status_code == 200
     trigger = Trigger.objects.get()
-    assert (
-        admin_client.get(reverse("admin:schedules_trigger_change", args=[trigger.pk])).status_code
-        == 200
+    trigger_page = reverse("admin:schedules_trigger_change", args=[trigger.pk])
+    assert admin_client.get(trigger_page).status_code == 200
+    inline = {"deliveries-TOTAL_FORMS": "0", "deliveries-INITIAL_FORMS": "0"}
+    changed = admin_client.post(
+        trigger_page, {"name": "CI builds", "allow_variables": "on", **inline}
     )
+    assert changed.status_code == 302
+    trigger.refresh_from_db()
+    assert (trigger.name, trigger.enabled, trigger.allow_variables) == ("CI builds", False, True)
     bad = admin_client.post(
         reverse("admin:schedules_schedule_add"),
         {
