@@ -70,10 +70,10 @@ def combine_plan(parts: Sequence[PlanPart]) -> CombinedPlan:
         if type(original) is not type(written):  # the formatter kept the shape: never expected
             raise AssertionError(f"the plan did not read back as written: {type(original)}")
         if isinstance(written, ast.Statement) and written.span is not None:
-            index = part_of.get(id(original))
-            if index is not None and written.span.line not in origins:
+            owner = part_of.get(id(original))
+            if owner is not None and written.span.line not in origins:
                 line = original.span.line if original.span is not None else None
-                origins[written.span.line] = Origin(index, line)
+                origins[written.span.line] = Origin(owner, line)
     part_lines = tuple(  # from the description line that names the part
         (written.span.line - 1, written.span.end_line)
         for written in reparsed.body[len(hoisted) :]
@@ -131,8 +131,9 @@ def remediation_outline(script: ast.Script, drifted_lines: Iterable[int]) -> Rem
 def _bodies(script: ast.Script) -> Iterable[ast.Body]:
     yield script.body
     for node in script.walk():
-        for name in ast.BODY_FIELDS.get(type(node), ()):
-            yield getattr(node, name)
+        if isinstance(node, ast.Statement):
+            for name in ast.BODY_FIELDS.get(type(node), ()):
+                yield getattr(node, name)
 
 
 def _line(statement: ast.Statement) -> int | None:
@@ -148,7 +149,7 @@ def _outputs(statement: ast.OperationCall) -> set[str]:
 
 
 def _reads(statement: ast.OperationCall) -> set[str]:
-    read = [statement.positional] if statement.positional is not None else []
+    read: list[ast.Node] = [statement.positional] if statement.positional is not None else []
     read += [a for a in statement.arguments if not isinstance(a, ast.OutputArgument)]
     return {
         node.name.casefold()
