@@ -112,7 +112,11 @@ def _start(schedule: Schedule) -> Execution | None:
     from otterweb.configuration.services import start_routine_check
 
     started = start_routine_check(environment=schedule.environment)
-    return started if isinstance(started, Execution) else None
+    if isinstance(started, Execution):
+        return started
+    # one execution per group of servers checked alike: the schedule links the first
+    executions = [item for item in started or () if isinstance(item, Execution)]
+    return executions[0] if executions else None
 
 
 def _plan_unplanned(now: datetime) -> None:

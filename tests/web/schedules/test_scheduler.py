@@ -223,6 +223,18 @@ def test_scheduler_configuration_schedules_start_routine_checks(routine_checks) 
     assert sorted(routine_checks.calls, key=str) == sorted([None, staging], key=str)
     everywhere.refresh_from_db()
     assert (everywhere.last_execution, everywhere.last_error) == (execution, "")
+    # a list of executions (one per group of servers): the first is linked; none: none
+    second = Execution.objects.create(job=job)
+    routine_checks.module.answer = [execution, second]
+    with time_machine.travel(utc(2026, 1, 5, 11), tick=False):
+        assert everywhere.pk in scheduler.fire_due()
+    everywhere.refresh_from_db()
+    assert everywhere.last_execution == execution
+    routine_checks.module.answer = []
+    with time_machine.travel(utc(2026, 1, 5, 12), tick=False):
+        assert everywhere.pk in scheduler.fire_due()
+    everywhere.refresh_from_db()
+    assert (everywhere.last_execution, everywhere.last_error) == (None, "")
 
 
 def test_scheduler_configuration_schedule_without_the_function_records_why(monkeypatch) -> None:
@@ -336,3 +348,13 @@ def test_scheduler_is_not_started_when_its_setting_is_zero(settings) -> None:
     settings.OTTERWEB_SCHEDULER_SECONDS = 1
     housekeeper = dispatch.Housekeeper(dispatch.Dispatcher())
     assert "otterweb-scheduler" in [thread.name for thread in housekeeper._rounds]
+
+
+def test_scheduler_calls_the_configuration_app_as_it_takes_it() -> None:
+    """The call a configuration schedule makes, against the configuration app's own function."""
+    import inspect
+
+    from otterweb.configuration.services import start_routine_check
+
+    parameter = inspect.signature(start_routine_check).parameters["environment"]
+    assert parameter.kind is inspect.Parameter.KEYWORD_ONLY and parameter.default is None
