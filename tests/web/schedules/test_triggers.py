@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from datetime import UTC, datetime
 
 import pytest
+import time_machine
 from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
@@ -23,6 +25,7 @@ from otterweb.schedules.services import create_trigger
 pytestmark = pytest.mark.django_db
 
 NOT_ACCEPTED = {"code": "not_accepted", "detail": "not accepted"}
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture(autouse=True)
@@ -201,10 +204,20 @@ def test_trigger_webhook_refuses_a_bad_signature(webhook) -> None:
 def test_trigger_webhook_refuses_a_stale_timestamp(webhook, offset) -> None:
     trigger, key = webhook
     body = b"{}"
-    headers = signed(key, body, timestamp=int(time.time()) + offset)
-    response = pull(trigger, body=body, headers=headers)
+    with time_machine.travel(NOW, tick=False):
+        headers = signed(key, body, timestamp=int(NOW.timestamp()) + offset)
+        response = pull(trigger, body=body, headers=headers)
     assert (response.status_code, response.json()) == (403, NOT_ACCEPTED)
     assert not Execution.objects.exists()
+
+
+@pytest.mark.parametrize("offset", [-300, 300])
+def test_trigger_webhook_takes_a_timestamp_within_five_minutes(webhook, offset) -> None:
+    trigger, key = webhook
+    body = b"{}"
+    with time_machine.travel(NOW, tick=False):
+        headers = signed(key, body, timestamp=int(NOW.timestamp()) + offset)
+        assert pull(trigger, body=body, headers=headers).status_code == 202
 
 
 @pytest.mark.parametrize("stamp", ["", "soon", "1e9", "99999999999999999999"])
