@@ -187,6 +187,14 @@ def populate(site: Site) -> dict:
     )
     for execution in (completed, drift):
         site.wait_for(execution["id"], lambda detail: detail["run_state"] == "completed")
+    check, plan = configure(site)
+    trigger = api(
+        site,
+        "POST",
+        f"/api/job-templates/{template['id']}/triggers/",
+        {"name": "From the release pipeline", "kind": "token"},
+    )
+    schedules = api(site, "GET", "/api/schedules/")
     return {
         "execution": completed,
         "drift": drift,
@@ -199,7 +207,40 @@ def populate(site: Site) -> dict:
         "environment": {"name": "production"},
         "credential": {"name": "deploy-ssh"},
         "variable": made["variables"]["id"],
+        "check": check,
+        "plan": plan,
+        "trigger": trigger["id"],
+        "schedule": schedules.get("results", schedules)[0]["id"],
     }
+
+
+def configure(site: Site) -> tuple[int, int]:
+    """The database role's desired state (the file the collect above found drifted), checked on
+    db-eu-1, and a plan to remediate it: the check's id and the plan's."""
+    item = api(
+        site,
+        "POST",
+        "/api/raft-items/",
+        {
+            "raft": "ops",
+            "name": "database-config",
+            "kind": "script",
+            "content": f"Ensure-File {DRIFT_PATH} (Text: Authorised use only);",
+        },
+    )
+    api(
+        site,
+        "PATCH",
+        "/api/roles/database/",
+        {"configuration": item["id"], "remediation": "on-demand"},
+    )
+    (execution,) = api(site, "POST", "/api/configuration/check/", {"server": "db-eu-1"})[
+        "executions"
+    ]
+    site.wait_for(execution["id"], lambda detail: detail["run_state"] == "completed")
+    (check,) = api(site, "GET", "/api/configuration/servers/db-eu-1/")["checks"]
+    plan = api(site, "POST", "/api/configuration/plans/", {"server": "db-eu-1"})
+    return check["id"], plan["id"]
 
 
 # Run inside the site (`manage.py shell -c`): every URL pattern, with the methods its view answers,
@@ -257,6 +298,9 @@ def parameter_values(data: dict) -> dict[tuple[str, str], str]:
         "environments": data["environment"]["name"],
         "credentials": data["credential"]["name"],
         "variables": data["variable"],
+        "checks": data["check"],
+        "plans": data["plan"],
+        "schedules": data["schedule"],
     }
     values = {}
     for collection, value in by_collection.items():
@@ -274,6 +318,8 @@ def parameter_values(data: dict) -> dict[tuple[str, str], str]:
             ("rafts", "new"): str(second["number"]),
             ("rafts", "a"): str(first["number"]),
             ("rafts", "b"): str(second["number"]),
+            ("templates", "template"): str(data["template"]["id"]),
+            ("triggers", "pk"): data["trigger"],
         }
     )
     return values
