@@ -14,6 +14,7 @@ from otterweb.configuration.models import Check, ConfigurationRun, DriftItem, Se
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.inventory.selectors import RoleCycle, descendants, role_graph, roles_in_order
+from otterweb.schedules.models import Schedule
 
 NO_CONFIGURATION = "none of its roles has a configuration"
 
@@ -164,8 +165,6 @@ def routine_servers(*, environment: Environment | None) -> list[Server]:
     if environment is not None:
         inside = [environment, *descendants(environment=environment)]
         return list(active.filter(environments__in=inside).distinct().order_by("name"))
-    from otterweb.schedules.models import Schedule  # the routine checks' own schedules
-
     own = Environment.objects.filter(
         pk__in=Schedule.objects.filter(
             kind=Schedule.Kind.CONFIGURATION, enabled=True, environment__isnull=False

@@ -4,8 +4,6 @@ template for whoever holds its secret."""
 
 from __future__ import annotations
 
-import os
-
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.shortcuts import get_object_or_404
@@ -25,7 +23,6 @@ from otterweb.schedules import selectors, services
 from otterweb.schedules.models import Schedule, Trigger
 
 RUN = "executions.run_jobtemplate"
-DEFAULT_TRIGGER_RATE = "30/minute"
 
 
 def may_run_templates(user) -> None:
@@ -196,12 +193,10 @@ class TriggerViewSet(
 
 
 def trigger_rate() -> str | None:
-    """Calls one trigger takes (per server process), as DRF writes rates ("30/minute");
-    OTTERWEB_TRIGGER_THROTTLE_RATE from the settings or the environment; empty: no limit."""
-    rate = getattr(settings, "OTTERWEB_TRIGGER_THROTTLE_RATE", None)
-    if rate is None:
-        rate = os.environ.get("OTTERWEB_TRIGGER_THROTTLE_RATE", DEFAULT_TRIGGER_RATE)
-    return rate or None
+    """Calls one trigger takes, as DRF writes rates ("30/minute"): the setting
+    OTTERWEB_TRIGGER_THROTTLE_RATE; empty: no limit. Counted in the cache: Redis, shared by
+    every web server, in the distributed mode; each process's memory in the embedded one."""
+    return settings.OTTERWEB_TRIGGER_THROTTLE_RATE or None
 
 
 class TriggerThrottle(SimpleRateThrottle):

@@ -11,13 +11,13 @@ one. Whatever goes wrong starting a run is recorded on the schedule and logged, 
 from __future__ import annotations
 
 import logging
-import os
 from datetime import datetime
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from otterweb.configuration.services import start_routine_check
 from otterweb.executions.models import Execution
 from otterweb.executions.services import launch_template
 from otterweb.schedules.cron import next_time
@@ -25,16 +25,11 @@ from otterweb.schedules.models import Schedule
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_SECONDS = 15.0
-
 
 def interval() -> float:
     """Seconds between two rounds of ``fire_due`` in each process (0: this process fires
-    none). OTTERWEB_SCHEDULER_SECONDS, from the settings or the environment."""
-    configured = getattr(settings, "OTTERWEB_SCHEDULER_SECONDS", None)
-    if configured is None:
-        configured = os.environ.get("OTTERWEB_SCHEDULER_SECONDS", DEFAULT_SECONDS)
-    return max(0.0, float(configured))
+    none): the setting OTTERWEB_SCHEDULER_SECONDS."""
+    return max(0.0, float(settings.OTTERWEB_SCHEDULER_SECONDS))
 
 
 def fire_due(*, now: datetime | None = None) -> list[int]:
@@ -108,14 +103,8 @@ def _start(schedule: Schedule) -> Execution | None:
         return launch_template(
             template=schedule.template, requested_by=None, variables=schedule.variables
         )
-    # imported here: a routine check belongs to the configuration app, which may not offer it
-    from otterweb.configuration.services import start_routine_check
-
-    started = start_routine_check(environment=schedule.environment)
-    if isinstance(started, Execution):
-        return started
     # one execution per group of servers checked alike: the schedule links the first
-    executions = [item for item in started or () if isinstance(item, Execution)]
+    executions = start_routine_check(environment=schedule.environment)
     return executions[0] if executions else None
 
 

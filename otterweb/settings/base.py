@@ -234,6 +234,11 @@ OTTERWEB_SERVER_CHECK_MINUTES = float(os.environ.get("OTTERWEB_SERVER_CHECK_MINU
 # needs their number typed to confirm (the blast-radius guard).
 OTTERWEB_REMEDIATION_CONFIRM_OVER = int(os.environ.get("OTTERWEB_REMEDIATION_CONFIRM_OVER", "10"))
 
+# Schedules and triggers (docs/schedules.md): how often each process's housekeeper fires the
+# schedules that are due (seconds; 0: this process fires none), and the calls a trigger takes.
+OTTERWEB_SCHEDULER_SECONDS = float(os.environ.get("OTTERWEB_SCHEDULER_SECONDS", "15"))
+OTTERWEB_TRIGGER_THROTTLE_RATE = os.environ.get("OTTERWEB_TRIGGER_THROTTLE_RATE", "30/minute")
+
 # ... and Redis, for the channel layer, Celery's broker and global locks (`lock=!token`).
 REDIS_URL = os.environ.get("OTTERWEB_REDIS_URL", "")
 # Names in Redis (channel groups, the task queue, locks) start with this, so installations can
@@ -259,6 +264,17 @@ else:
         "default": {
             "BACKEND": "channels.layers.InMemoryChannelLayer",
             "CONFIG": {"capacity": 1000},
+        }
+    }
+
+if REDIS_URL:
+    # The cache the API's throttles count in: shared by every web server of the installation,
+    # so a limit (a trigger's calls a minute) holds across them. Embedded: each process's memory.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": REDIS_PREFIX,
         }
     }
 

@@ -19,10 +19,12 @@ from django.core.management import call_command
 from django.test import RequestFactory
 
 from otterweb import views
+from otterweb.executions.models import JobTemplate
 from otterweb.inventory import secrets
 from otterweb.inventory.models import Credential
 from otterweb.rafts import services as rafts
-from otterweb.rafts.models import Raft
+from otterweb.rafts.models import Raft, RaftItem
+from otterweb.schedules.models import Trigger
 from otterweb.settings import keys
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,13 +152,30 @@ def test_previous_keys_still_decrypt_until_secrets_are_encrypted_again(db, setti
     old = settings.ENCRYPTION_KEY
     credential = Credential.objects.create(name="deploy")
     credential.set_secret("hunter2")
+    credential.set_passphrase("open sesame")
     credential.save()
+    raft = Raft.objects.create(name="ops")
+    template = JobTemplate.objects.create(
+        name="deploy", raft_item=RaftItem.objects.create(raft=raft, name="deploy")
+    )
+    trigger = Trigger.objects.create(
+        template=template,
+        name="ci",
+        kind=Trigger.Kind.WEBHOOK,
+        encrypted_secret=secrets.encrypt("hook"),
+    )
     settings.ENCRYPTION_KEY = Fernet.generate_key().decode()
     settings.PREVIOUS_ENCRYPTION_KEYS = [old]
     assert Credential.objects.get(name="deploy").secret() == "hunter2"
-    call_command("reencrypt_secrets", stdout=io.StringIO())
+    output = io.StringIO()
+    call_command("reencrypt_secrets", stdout=output)
+    assert "1 private key passphrases" in output.getvalue()
+    assert "1 webhook trigger secrets" in output.getvalue()
     settings.PREVIOUS_ENCRYPTION_KEYS = []
     assert Credential.objects.get(name="deploy").secret() == "hunter2"
+    assert Credential.objects.get(name="deploy").passphrase() == "open sesame"
+    trigger.refresh_from_db()
+    assert secrets.decrypt(trigger.encrypted_secret) == "hook"
 
 
 def test_migration_encrypts_secrets_of_the_old_development_key_again(db) -> None:

@@ -13,12 +13,14 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from otterweb.configuration import selectors, services
-from otterweb.configuration.models import ConfigurationRun, RemediationPlan, State
+from otterweb.configuration.models import ConfigurationRun, RemediationPlan, ServerState, State
 from otterweb.executions.models import Execution
 from otterweb.executions.runner import reap_lost_executions
 from otterweb.executions.signals import execution_finished
 from otterweb.inventory.models import Role, Server
 from otterweb.rafts.models import RaftItem
+from otterweb.schedules import scheduler
+from otterweb.schedules.models import Schedule
 
 
 def check(desired, *servers, **options):
@@ -279,3 +281,31 @@ def test_matrix_takes_the_same_queries_for_any_number_of_servers(
     check(desired, *Server.objects.all())
     with django_assert_max_num_queries(len(few)):
         assert selectors.matrix().total_servers == 30
+
+
+def test_routine_checks_fire_from_the_scheduler_each_on_its_servers(desired) -> None:
+    web = desired.file_role("web")
+    production = desired.environment("production")
+    eu = desired.environment("production-eu", parent=production)
+    desired.server("eu1", web, environments=[eu])
+    desired.server("lab1", web)
+    past = timezone.now() - timedelta(minutes=1)
+    Schedule.objects.filter(kind=Schedule.Kind.CONFIGURATION).delete()  # the migration's
+    everywhere = Schedule.objects.create(
+        name="everywhere", kind=Schedule.Kind.CONFIGURATION, cron="0 * * * *", next_run=past
+    )
+    own = Schedule.objects.create(
+        name="production",
+        kind=Schedule.Kind.CONFIGURATION,
+        cron="*/5 * * * *",
+        environment=production,
+        next_run=past,
+    )
+    assert sorted(scheduler.fire_due()) == sorted([everywhere.pk, own.pk])
+    runs = {run.execution.job.targets[0]: run for run in desired.runs("check")}
+    assert set(runs) == {"eu1", "lab1"} and all(run.routine for run in runs.values())
+    everywhere.refresh_from_db(), own.refresh_from_db()
+    assert everywhere.last_execution == runs["lab1"].execution  # not eu1: its environment's
+    assert own.last_execution == runs["eu1"].execution
+    desired.run(desired.pending_runs())
+    assert set(ServerState.objects.values_list("state", flat=True)) == {State.DRIFTED}

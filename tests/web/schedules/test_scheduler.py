@@ -5,7 +5,6 @@ racing for one due schedule fire it once."""
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 import types
@@ -194,25 +193,24 @@ def test_scheduler_clears_the_last_error_once_a_run_starts(deploy, here) -> None
 
 @pytest.fixture
 def routine_checks(monkeypatch):
-    """A stand-in for otterweb.configuration.services: records the environments it is asked to
-    check and answers with ``answer``."""
+    """A stand-in for the configuration app's routine check: records the environments it is
+    asked to check and answers with ``answer`` (its executions)."""
     calls: list = []
-    module = types.ModuleType("otterweb.configuration.services")
+    found = types.SimpleNamespace(calls=calls, answer=[])
 
     def start_routine_check(*, environment=None):
         calls.append(environment)
-        return module.answer
+        return found.answer
 
-    module.start_routine_check = start_routine_check
-    module.answer = None
-    monkeypatch.setitem(sys.modules, "otterweb.configuration.services", module)
-    return types.SimpleNamespace(calls=calls, module=module)
+    monkeypatch.setattr(scheduler, "start_routine_check", start_routine_check)
+    return found
 
 
 def test_scheduler_configuration_schedules_start_routine_checks(routine_checks) -> None:
     staging = Environment.objects.create(name="staging")
     job = Job.objects.create(name="configuration check", script="")
-    routine_checks.module.answer = execution = Execution.objects.create(job=job)
+    execution = Execution.objects.create(job=job)
+    routine_checks.answer = [execution]
     with time_machine.travel(utc(2026, 1, 5, 9, 30), tick=False) as clock:
         everywhere = save_schedule(name="everywhere", kind="configuration", cron="0 * * * *")
         only = save_schedule(
@@ -225,28 +223,16 @@ def test_scheduler_configuration_schedules_start_routine_checks(routine_checks) 
     assert (everywhere.last_execution, everywhere.last_error) == (execution, "")
     # a list of executions (one per group of servers): the first is linked; none: none
     second = Execution.objects.create(job=job)
-    routine_checks.module.answer = [execution, second]
+    routine_checks.answer = [execution, second]
     with time_machine.travel(utc(2026, 1, 5, 11), tick=False):
         assert everywhere.pk in scheduler.fire_due()
     everywhere.refresh_from_db()
     assert everywhere.last_execution == execution
-    routine_checks.module.answer = []
+    routine_checks.answer = []
     with time_machine.travel(utc(2026, 1, 5, 12), tick=False):
         assert everywhere.pk in scheduler.fire_due()
     everywhere.refresh_from_db()
     assert (everywhere.last_execution, everywhere.last_error) == (None, "")
-
-
-def test_scheduler_configuration_schedule_without_the_function_records_why(monkeypatch) -> None:
-    monkeypatch.setitem(
-        sys.modules, "otterweb.configuration.services", types.ModuleType("services")
-    )
-    with time_machine.travel(utc(2026, 1, 5, 9, 30), tick=False) as clock:
-        schedule = save_schedule(name="checks", kind="configuration", cron="0 * * * *")
-        clock.move_to(utc(2026, 1, 5, 10))
-        assert scheduler.fire_due() == [schedule.pk]
-    schedule.refresh_from_db()
-    assert schedule.last_error.startswith("ImportError") and schedule.last_execution is None
 
 
 def test_scheduler_gives_an_enabled_schedule_without_a_next_run_one(deploy) -> None:
@@ -269,14 +255,10 @@ def test_scheduler_disables_a_schedule_whose_expression_no_longer_reads(deploy, 
     assert not Execution.objects.exists()
 
 
-def test_scheduler_interval_reads_the_setting_then_the_environment(settings, monkeypatch) -> None:
-    monkeypatch.delenv("OTTERWEB_SCHEDULER_SECONDS", raising=False)
-    if hasattr(settings, "OTTERWEB_SCHEDULER_SECONDS"):
-        del settings.OTTERWEB_SCHEDULER_SECONDS
-    assert scheduler.interval() == 15
-    monkeypatch.setenv("OTTERWEB_SCHEDULER_SECONDS", "2.5")
+def test_scheduler_interval_is_the_setting_never_below_zero(settings) -> None:
+    settings.OTTERWEB_SCHEDULER_SECONDS = 2.5
     assert scheduler.interval() == 2.5
-    settings.OTTERWEB_SCHEDULER_SECONDS = 0
+    settings.OTTERWEB_SCHEDULER_SECONDS = -1
     assert scheduler.interval() == 0
 
 
@@ -348,13 +330,3 @@ def test_scheduler_is_not_started_when_its_setting_is_zero(settings) -> None:
     settings.OTTERWEB_SCHEDULER_SECONDS = 1
     housekeeper = dispatch.Housekeeper(dispatch.Dispatcher())
     assert "otterweb-scheduler" in [thread.name for thread in housekeeper._rounds]
-
-
-def test_scheduler_calls_the_configuration_app_as_it_takes_it() -> None:
-    """The call a configuration schedule makes, against the configuration app's own function."""
-    import inspect
-
-    from otterweb.configuration.services import start_routine_check
-
-    parameter = inspect.signature(start_routine_check).parameters["environment"]
-    assert parameter.kind is inspect.Parameter.KEYWORD_ONLY and parameter.default is None
