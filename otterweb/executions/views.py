@@ -86,7 +86,7 @@ class ExecutionListView(LoginRequiredMixin, PermissionRequiredMixin, ListView):
 class ExecutionDetailView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
     permission_required = "executions.view_execution"
     template_name = "executions/detail.html"
-    queryset = Execution.objects.select_related("job__requested_by")
+    queryset = Execution.objects.select_related("job__requested_by", "configuration_run")
 
 
 class ExecutionCancelView(LoginRequiredMixin, PermissionRequiredMixin, View):
