@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Prefetch
 
-from engine import CombinedPlan, OtterSyntaxError, PlanPart, combine_plan
+from engine import CombinedPlan, Level, OtterSyntaxError, PlanPart, combine_plan
 from otterweb.configuration.models import Check, ConfigurationRun, DriftItem, ServerState, State
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.inventory.models import Environment, Role, Server
@@ -186,17 +186,18 @@ def server_statuses(*, execution: Execution) -> dict[str, str]:
 
 def server_error(*, execution: Execution, server: Server) -> str:
     """The first error logged in the server's scope (or those in it), for a check's record."""
-    scopes = dict(LogScope.objects.filter(execution=execution).values_list("scope_id", "parent_id"))
-    names = dict(LogScope.objects.filter(execution=execution).values_list("scope_id", "name"))
-    top = [scope for scope, name in names.items() if name == server.name]
-    inside = set(top)
-    changed = True
-    while changed:
-        found = {scope for scope, parent in scopes.items() if parent in inside} - inside
-        inside |= found
-        changed = bool(found)
+    children: dict[int | None, list[int]] = defaultdict(list)
+    inside: list[int] = []
+    for scope, parent, name in LogScope.objects.filter(execution=execution).values_list(
+        "scope_id", "parent_id", "name"
+    ):
+        children[parent].append(scope)
+        if name == server.name:
+            inside.append(scope)
+    for scope in inside:  # grows as it goes: every scope below the server's
+        inside.extend(children[scope])
     entry = (
-        LogEntry.objects.filter(execution=execution, scope_id__in=inside, level__gte=30)
+        LogEntry.objects.filter(execution=execution, scope_id__in=inside, level__gte=Level.ERROR)
         .order_by("seq")
         .values_list("message", flat=True)
         .first()
