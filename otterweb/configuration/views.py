@@ -48,6 +48,11 @@ class MatrixView(ConfigurationPage, TemplateView):
             "page": page,
             "filters": filters,
             "filter_query": kept.urlencode(),
+            "filtered_scope": selectors.scope_label(
+                server=None,
+                role=filters["role"] or None,
+                environment=filters["environment"] or None,
+            ),
             "states": State.choices,
             "role_names": Role.objects.values_list("name", flat=True),
             "environment_names": Environment.objects.values_list("name", flat=True),

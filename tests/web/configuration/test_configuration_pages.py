@@ -114,3 +114,15 @@ def test_plan_page_discards_a_plan_and_shows_a_stale_one(
     client.post(reverse("configuration-plan-act", args=[plan.pk]), {"action": "discard"})
     plan.refresh_from_db()
     assert plan.status == RemediationPlan.Status.DISCARDED
+
+
+def test_matrix_filtered_by_role_and_environment_acts_on_just_those(
+    checked, client, user_with
+) -> None:
+    client.force_login(user_with(VIEW, REMEDIATE))
+    page = client.get(reverse("configuration") + "?role=web&environment=production")
+    assert "Every server of role web in environment production" in text(page)
+    client.post(reverse("configuration-remediate"), {"role": "web", "environment": "production"})
+    plan = RemediationPlan.objects.get()
+    assert plan.scope == "role web in environment production"
+    assert [p.server.name for p in plan.servers.all()] == ["web1"]
