@@ -39,6 +39,7 @@ STOPPERS: dict[str, re.Pattern[str]] = {
 BAD_START = re.compile(r"""[\s"']|[@%][A-Za-z({]|>[^>\s]{0,5}>|#|//|/\*|::""")
 CONDITION_BAD_START = re.compile(r"!")
 COMMENT_INSIDE = re.compile(r"[ \t](#|//|/\*)([ \t]|$)")
+ENDS_TEXT = re.compile(r"(#|//|/\*)([ \t]|$)")  # a comment that implicit text stops at
 SIMPLE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 NAME_CHAR = re.compile(r"[A-Za-z0-9_(]")
 DOT_KEY = re.compile(r"[A-Za-z0-9_]+\Z")
@@ -435,7 +436,14 @@ class _Writer(Visitor[None]):
             else:
                 text = f"{argument.name} => {_variable(argument.variable)}"
             self.line(indent + 1, text)
-            self.end("," if position < len(arguments) - 1 else "", argument.trailing_comment)
+            last = position == len(arguments) - 1
+            comment = argument.trailing_comment
+            # a last value followed by `#x` would read it as more text: the comma the source
+            # had before the comment (a trailing comma) keeps it a comment
+            swallowed = (
+                isinstance(argument, ast.Argument) and comment and not ENDS_TEXT.match(comment)
+            )
+            self.end("," if not last or swallowed else "", comment)
         self.line(indent, ")")
         self.end(";", trailing)
 

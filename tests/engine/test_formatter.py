@@ -146,3 +146,13 @@ def test_formatter_writes_expansions_inside_quoted_strings_on_one_line(inner, af
     text = format_script(script)
     assert "\n" not in text.rstrip("\n")
     assert parse(text).body[0].message == value
+
+
+@pytest.mark.parametrize("comment", ["#bin/debug/", "#( bin", "//x", "/*x*/"])
+def test_formatter_last_argument_keeps_a_comment_that_text_would_swallow(comment) -> None:
+    # after the last value, `#bin` would read as more of the value: the comma the source had
+    # before it stays (found by test_properties)
+    script = parse(f"Create-Artifact\n(\n    From:,{comment}\n);\n")
+    text = format_script(script)
+    assert text == f'Create-Artifact\n(\n    From: "", {comment}\n);\n'
+    assert parse(text) == script
