@@ -1,30 +1,33 @@
-"""Configuration management in Debian's Chromium, on `manage.py serve`: a role's desired state
-checked on three servers (the local agent), the matrix with its rollups, a drift's detail with
-its collection log, and the remediate flow: the plan, the typed count the guard asks for, the
-approval, and the states current again. Each page has no console error, no failed request, and
-passes axe-core."""
+"""Configuration management in Debian's Chromium, in both modes (`manage.py serve`; daphne and
+a Celery worker): a role's desired state checked on three servers (the local agent), the matrix
+with its rollups, a drift's detail with its collection log, and the remediate flow: the plan,
+the typed count the guard asks for, the approval, and the states current again. Each page has
+no console error, no failed request, and passes axe-core."""
 
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 
 import pytest
 
 from tests.e2e.browser import Watch, browser, check_accessibility, log_in
-from tests.e2e.serving import Site, stop
+from tests.e2e.serving import Site, make_site, stop
 
 SCREENSHOTS = os.environ.get("OTTERWEB_SCREENSHOTS")  # a folder for the pages, to look at
 
 
-@pytest.fixture
-def site(tmp_path, services):
+@pytest.fixture(params=["embedded", "distributed"])
+def site(request, tmp_path, services):
     # the guard asks for the count over 1 server: the flow below remediates 2
-    site = Site(tmp_path / "data", OTTERWEB_REMEDIATION_CONFIRM_OVER="1")
-    server = site.serve(subprocess.DEVNULL)
-    yield site
-    stop(server)
+    site = make_site(request.param, tmp_path / "data", OTTERWEB_REMEDIATION_CONFIRM_OVER="1")
+    processes = site.up()
+    try:
+        yield site
+    finally:
+        for process in processes:
+            stop(process)
+        site.close()
 
 
 def states(site: Site) -> dict[str, str]:
