@@ -31,6 +31,18 @@ def view_and(permission: str, message: str) -> type[ViewPermissions]:
     return ViewAnd
 
 
+def holding(permission: str, message: str) -> type[BasePermission]:
+    """For views that are not of one model (rollups, actions over many): the user holds
+    ``permission``; without it, 403 with ``message``."""
+
+    class Holding(BasePermission):
+        def has_permission(self, request, view) -> bool:
+            self.message = message
+            return bool(request.user and request.user.has_perm(permission))
+
+    return Holding
+
+
 class EditScripts(BasePermission):
     """The script endpoints that read a script (check, format, blocks, unblocks) work for
     the editor: only for people who may change raft items."""

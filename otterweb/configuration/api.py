@@ -8,32 +8,23 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, ValidationError
-from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from otterweb.api.permissions import holding
 from otterweb.configuration import selectors, services
 from otterweb.configuration.models import Check, RemediationPlan, State
 from otterweb.inventory.models import Environment, Role, Server
 
-
-def permission(codename: str, message: str) -> type[BasePermission]:
-    class Has(BasePermission):
-        def has_permission(self, request, view) -> bool:
-            self.message = message
-            return bool(request.user and request.user.has_perm(codename))
-
-    return Has
-
-
-VIEW = permission(
+VIEW = holding(
     "inventory.view_server", "Seeing configuration needs the permission to view servers."
 )
-CHECK = permission(
+CHECK = holding(
     "configuration.check_configuration",
     "You may not check configuration: it needs 'Can check servers' configuration now'.",
 )
-REMEDIATE = permission(
+REMEDIATE = holding(
     "configuration.remediate_server",
     "You may not remediate: it needs 'Can remediate configuration drift'.",
 )
