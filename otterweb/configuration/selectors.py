@@ -85,7 +85,7 @@ class _Roles:
         }
         self.graph = role_graph()
         self.names = {pk: role.name for pk, role in self.by_pk.items()}
-        self._plans: dict[tuple[int, ...], tuple[tuple[RolePart, ...], CombinedPlan]] = {}
+        self._plans: dict[tuple[int, ...], tuple[tuple[RolePart, ...], CombinedPlan | None]] = {}
 
     def ordered(self, role_ids: list[int]) -> list[Role]:
         ids = sorted(role_ids, key=lambda pk: self.names[pk])
