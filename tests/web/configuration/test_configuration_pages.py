@@ -60,6 +60,7 @@ def test_check_page_shows_drift_and_links_the_collection_log(checked, client, us
     check = checked[0].configuration_state.last_check
     page = client.get(reverse("configuration-check", args=[check.pk])).content.decode()
     assert "1 operation drifted" in page and "config::web-config" in page
+    assert '<td>Exists</td><td class="mono">true</td><td class="mono">false</td>' in page
     assert reverse("execution-detail", args=[check.run.execution_id]) in page
     execution = text(client.get(reverse("execution-detail", args=[check.run.execution_id])))
     assert "checks its servers against roles base, web" in execution
