@@ -15,6 +15,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.utils import timezone
 
 from otterweb.configuration.services import start_routine_check
@@ -42,9 +43,12 @@ def fire_due(*, now: datetime | None = None) -> list[int]:
         "template", "environment"
     )
     for schedule in due.order_by("next_run", "pk"):
-        if _claim(schedule, now):
-            fire(schedule, now=now)
-            fired.append(schedule.pk)
+        # the claim and the start commit together: a process that dies between them (or while
+        # starting) leaves the schedule due, for the next round of any process to fire
+        with transaction.atomic():
+            if _claim(schedule, now):
+                fire(schedule, now=now)
+                fired.append(schedule.pk)
     return fired
 
 
@@ -75,7 +79,8 @@ def fire(schedule: Schedule, *, now: datetime) -> Execution | None:
     """Start what ``schedule`` runs and record how it went (the execution, or why none)."""
     execution, error = None, ""
     try:
-        execution = _start(schedule)
+        with transaction.atomic():  # a failed start undoes what it wrote, not the claim
+            execution = _start(schedule)
     except ValidationError as refused:
         error = " ".join(refused.messages)
         logger.warning(

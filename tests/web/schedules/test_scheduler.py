@@ -176,6 +176,28 @@ def test_scheduler_records_an_unexpected_failure_and_logs_it(deploy, monkeypatch
     assert f"schedule={schedule.pk} kind=job message='not started: it failed'" in caplog.text
 
 
+def test_scheduler_process_dying_while_it_starts_a_run_leaves_the_schedule_due(
+    deploy, monkeypatch
+) -> None:
+    # the claim and the start commit together: a process killed between them fires nothing
+    # and claims nothing, and the next round (of any process) fires the run
+    def dies(**_):
+        raise SystemExit("killed")
+
+    with time_machine.travel(utc(2026, 1, 5, 9, 30), tick=False) as clock:
+        schedule = job_schedule(deploy)
+        clock.move_to(utc(2026, 1, 5, 10))
+        with monkeypatch.context() as patched:
+            patched.setattr(scheduler, "launch_template", dies)
+            with pytest.raises(SystemExit):
+                scheduler.fire_due()
+        schedule.refresh_from_db()
+        assert schedule.next_run == utc(2026, 1, 5, 10) and schedule.last_fired is None
+        assert not Execution.objects.exists()
+        assert scheduler.fire_due() == [schedule.pk]
+    assert Execution.objects.count() == 1
+
+
 def test_scheduler_clears_the_last_error_once_a_run_starts(deploy, here) -> None:
     with time_machine.travel(utc(2026, 1, 5, 9, 30), tick=False) as clock:
         schedule = job_schedule(deploy)
