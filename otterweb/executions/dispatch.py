@@ -178,31 +178,37 @@ def also_keep_house(round_: Round) -> None:
     ROUNDS[round_.name] = round_
 
 
+def _server_checks_seconds() -> float:
+    return SERVER_CHECKS_EVERY_SECONDS if settings.OTTERWEB_SERVER_CHECK_MINUTES else 0
+
+
+# a round of checks waits for servers that do not answer: on a thread of its own, as each round
+SERVER_CHECKS = Round(
+    name="otterweb-server-checks",
+    seconds=_server_checks_seconds,
+    run=lambda: checks.check_due_servers(),
+)
+
+
 class Housekeeper:
     """Every few seconds, close executions whose worker was lost, kill the processes they left,
-    and hand out again those left pending, through ``dispatcher``. Beside that, on a thread of
-    its own (a round of checks waits for servers that do not answer), check the servers due for
-    their periodic check: every process that keeps house does, and each server is claimed by
-    one of them (inventory.checks.check_due_servers). And each of the ROUNDS, on a thread each
-    (the scheduler fires due schedules, each claimed by one process)."""
+    and hand out again those left pending, through ``dispatcher``. Beside that, each round on a
+    thread of its own: the servers due for their periodic check (each claimed by one process,
+    inventory.checks.check_due_servers), and the ROUNDS apps add (the scheduler fires due
+    schedules, each claimed by one process)."""
 
     def __init__(self, dispatcher: Dispatcher) -> None:
         self.dispatcher = dispatcher
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="otterweb-housekeeper", daemon=True)
-        self._checks = threading.Thread(
-            target=self._check_servers, name="otterweb-server-checks", daemon=True
-        )
         self._rounds = [
             threading.Thread(target=self._go_round, args=(r, seconds), name=r.name, daemon=True)
-            for r in ROUNDS.values()
+            for r in (SERVER_CHECKS, *ROUNDS.values())
             if (seconds := r.seconds())
         ]
 
     def start(self) -> None:
         self._thread.start()
-        if settings.OTTERWEB_SERVER_CHECK_MINUTES:
-            self._checks.start()
         for thread in self._rounds:
             thread.start()
 
@@ -218,14 +224,6 @@ class Housekeeper:
                 self.dispatcher.dispatch_pending()
             except Exception:
                 logger.exception("message='housekeeping failed; trying again later'")
-
-    def _check_servers(self) -> None:
-        while not self._stop.wait(SERVER_CHECKS_EVERY_SECONDS):
-            close_old_connections()
-            try:
-                checks.check_due_servers()
-            except Exception:
-                logger.exception("message='server checks failed; trying again later'")
 
     def _go_round(self, round_: Round, seconds: float) -> None:
         while not self._stop.wait(seconds):

@@ -124,3 +124,12 @@ def test_housekeeper_closes_lost_executions_and_hands_out_pending_ones(settings)
     finally:
         housekeeper.stop()
     assert state(lost) == ("completed", "error")
+
+
+def test_housekeeper_checks_servers_on_a_round_of_its_own_unless_checks_are_off(settings) -> None:
+    settings.OTTERWEB_SERVER_CHECK_MINUTES = 5
+    rounds = [thread.name for thread in dispatch.Housekeeper(dispatch.Dispatcher())._rounds]
+    assert "otterweb-server-checks" in rounds
+    settings.OTTERWEB_SERVER_CHECK_MINUTES = 0
+    rounds = [thread.name for thread in dispatch.Housekeeper(dispatch.Dispatcher())._rounds]
+    assert "otterweb-server-checks" not in rounds
