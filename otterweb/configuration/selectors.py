@@ -13,7 +13,13 @@ from engine import CombinedPlan, Level, OtterSyntaxError, PlanPart, combine_plan
 from otterweb.configuration.models import Check, ConfigurationRun, DriftItem, ServerState, State
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.inventory.models import Environment, Role, Server
-from otterweb.inventory.selectors import RoleCycle, descendants, role_graph, roles_in_order
+from otterweb.inventory.selectors import (
+    RoleCycle,
+    descendants,
+    role_graph,
+    roles_in_order,
+    servers_for,
+)
 from otterweb.schedules.models import Schedule
 
 NO_CONFIGURATION = "none of its roles has a configuration"
@@ -411,18 +417,12 @@ def servers_in_scope(
     *, server: str | None = None, role: str | None = None, environment: str | None = None
 ) -> list[Server]:
     """The active servers a "check now" or "remediate" on a server, a role (in an environment,
-    optionally) or an environment covers."""
-    query = Server.objects.filter(active=True)
-    if server:
-        query = query.filter(name=server)
-    if role:
-        query = query.filter(roles__name=role)
-    if environment:
-        inside = _environment_and_inside(environment, list(Environment.objects.all())) or set()
-        query = query.filter(environments__in=inside)
-    if not (server or role or environment):
-        query = query.none()
-    return list(query.distinct().order_by("name"))
+    optionally) or an environment covers: as a job targets them (nothing named: none)."""
+    return servers_for(
+        servers=[server] if server else [],
+        roles=[role] if role else [],
+        environments=[environment] if environment else [],
+    )
 
 
 def scope_label(*, server: str | None, role: str | None, environment: str | None) -> str:
