@@ -17,7 +17,7 @@ from django.db import transaction
 from django.dispatch import receiver
 from django.utils import timezone
 
-from engine import Mode, parse, remediation_outline
+from engine import Mode, Script, parse, remediation_outline
 from otterweb.configuration import selectors
 from otterweb.configuration.models import (
     Check,
@@ -298,8 +298,11 @@ def make_plan(
     plan = RemediationPlan.objects.create(scope=scope, created_by=requested_by, automatic=automatic)
     states = {
         state.server_id: state
-        for state in ServerState.objects.filter(server__in=servers).select_related("last_check")
+        for state in ServerState.objects.filter(server__in=servers)
+        .select_related("last_check__run__execution__job")
+        .prefetch_related("last_check__drift_items")
     }
+    scripts: dict[int, Script] = {}  # by run: servers checked together share its script
     left_out, planned = [], []
     for server in servers:
         state = states.get(server.pk)
@@ -310,19 +313,22 @@ def make_plan(
         elif policy == Remediation.REPORT:
             left_out.append({"server": server.name, "reason": "its policy is to report only"})
         else:
-            planned.append(_planned(plan, server, state.last_check))
+            planned.append(_planned(plan, server, state.last_check, scripts))
     PlannedServer.objects.bulk_create(planned)
     plan.left_out = left_out
     plan.save(update_fields=["left_out"])
     return plan
 
 
-def _planned(plan: RemediationPlan, server: Server, check: Check) -> PlannedServer:
+def _planned(
+    plan: RemediationPlan, server: Server, check: Check, scripts: dict[int, Script]
+) -> PlannedServer:
     run = check.run
-    items = list(check.drift_items.select_related("role", "raft_item"))
+    if run.pk not in scripts:
+        scripts[run.pk] = parse(run.execution.job.script, name="configuration plan")
+    items = list(check.drift_items.all())
     outline = remediation_outline(
-        parse(run.execution.job.script, name="configuration plan"),
-        [item.plan_line for item in items if item.plan_line],
+        scripts[run.pk], [item.plan_line for item in items if item.plan_line]
     )
 
     def where(line: int) -> dict:
