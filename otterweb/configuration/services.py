@@ -60,7 +60,9 @@ def check_servers(
     with why. A check ``after`` a remediation never remediates automatically again (drift a
     remediation could not fix would loop)."""
     executions, skipped = [], {}
-    for group in selectors.plan_groups(servers=servers, skipped=skipped):
+    groups = selectors.plan_groups(servers=servers, skipped=skipped)
+    _record_unplanned(skipped, servers)
+    for group in groups:
         try:
             execution = _start_run(
                 group,
@@ -69,11 +71,11 @@ def check_servers(
                 routine=routine,
                 plan=after,
             )
-        except ValidationError as error:  # e.g. the local server, for someone who may not
+        except ValidationError as error:  # e.g. the local server, for someone who may not:
+            # nothing ran there, so the servers' states stay as they were
             skipped.update(dict.fromkeys((s.name for s in group.servers), " ".join(error.messages)))
             continue
         executions.append(execution)
-    _record_unplanned(skipped, servers)
     logger.info(
         "routine=%s servers=%d executions=%d skipped=%d message='configuration check started'",
         routine,

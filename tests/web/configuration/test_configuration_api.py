@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from otterweb.configuration.models import RemediationPlan
+from otterweb.configuration.models import RemediationPlan, ServerState
 from otterweb.executions.models import Execution
 
 VIEW = "inventory.view_server"
@@ -154,3 +154,4 @@ def test_api_check_now_of_the_local_server_needs_its_permission(desired, web, cl
     assert answer.status_code == 202 and answer.json()["executions"] == []
     assert "Can run scripts on the local server" in answer.json()["skipped"]["web1"]
     assert not Execution.objects.exists()
+    assert not ServerState.objects.exists()  # refused, not checked: no state says otherwise
