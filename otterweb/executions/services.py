@@ -3,6 +3,7 @@ and cancelling. Running them is otterweb.executions.runner's."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 from django.core.exceptions import ValidationError
@@ -108,33 +109,27 @@ def launch_template(
     """Run a job template: its raft item on its targets (resolved now), with its mode and
     simulation unless overridden, and a value for every variable it prompts for (given, or the
     prompt's default), checked against the prompt's type and passed to the script as text."""
-    given = dict(variables or {})
-    prompts = list(template.prompt_fields.all())
-    asked = {prompt.name.casefold(): prompt for prompt in prompts}
-    unknown = sorted(name for name in given if name.casefold() not in asked)
-    if unknown:
+    found = prompt_answers(template=template, variables=dict(variables or {}))
+    if found.unknown:
+        asks = [answer.prompt.name for answer in found.answers]
         raise ValidationError(
-            f"the template {template.name} does not ask for {', '.join(unknown)}"
-            + (f"; it asks for {', '.join(p.name for p in prompts)}" if asked else "")
+            f"the template {template.name} does not ask for {', '.join(found.unknown)}"
+            + (f"; it asks for {', '.join(asks)}" if asks else "")
         )
-    given = {asked[name.casefold()].name: value for name, value in given.items()}
-    values, wrong, missing = {}, [], []
-    for prompt in prompts:
-        try:
-            value = prompt.to_text(given.get(prompt.name, prompt.default))
-        except ValidationError as error:
-            message = error.messages[0].rstrip(".")
-            wrong.append(f"{prompt.name} {message[:1].lower()}{message[1:]}")
-            continue
-        if prompt.required and value == "":
-            missing.append(prompt.name)
-        values[prompt.name] = value
+    wrong = [
+        f"{answer.prompt.name} {message[:1].lower()}{message[1:]}"
+        for answer in found.answers
+        if answer.problem
+        for message in [answer.problem.rstrip(".")]
+    ]
     if wrong:
         raise ValidationError(f"the template {template.name} refused {'; '.join(wrong)}")
+    missing = [answer.prompt.name for answer in found.answers if answer.missing]
     if missing:
         raise ValidationError(
             f"the template {template.name} needs a value for {', '.join(missing)}"
         )
+    values = {answer.prompt.name: answer.text for answer in found.answers}
     targets = template_targets(template=template)
     servers, roles, environments = targets["servers"], targets["roles"], targets["environments"]
     if template.targeting != JobTemplate.Targeting.NONE and not (servers or roles):
@@ -154,6 +149,49 @@ def launch_template(
         simulate=template.simulate if simulate is None else simulate,
         variables=values,
     )
+
+
+@dataclass(frozen=True)
+class PromptAnswer:
+    """A prompt, and the value a run would give the script for it: the one given, or else its
+    default, as text of the prompt's type; or why that value does not fit (``problem``)."""
+
+    prompt: JobTemplatePrompt
+    text: str = ""
+    problem: str = ""
+
+    @property
+    def missing(self) -> bool:
+        return not self.problem and self.text == "" and self.prompt.required
+
+
+@dataclass(frozen=True)
+class PromptAnswers:
+    unknown: list[str]  # names given that no prompt has
+    given: dict  # the values given, each under its prompt's own name
+    answers: list[PromptAnswer]  # every prompt's, in order
+
+
+def prompt_answers(*, template: JobTemplate, variables: dict) -> PromptAnswers:
+    """``variables`` (prompt names in any case) checked against ``template``'s prompts, as a
+    run checks them; the callers word what they refuse."""
+    prompts = list(template.prompt_fields.all())
+    asked = {prompt.name.casefold(): prompt for prompt in prompts}
+    unknown = sorted(str(name) for name in variables if str(name).casefold() not in asked)
+    given = {
+        asked[str(name).casefold()].name: value
+        for name, value in variables.items()
+        if str(name).casefold() in asked
+    }
+    answers = []
+    for prompt in prompts:
+        try:
+            answers.append(
+                PromptAnswer(prompt, prompt.to_text(given.get(prompt.name, prompt.default)))
+            )
+        except ValidationError as error:
+            answers.append(PromptAnswer(prompt, problem=error.messages[0]))
+    return PromptAnswers(unknown, given, answers)
 
 
 def template_targets(*, template: JobTemplate) -> dict[str, list[str]]:

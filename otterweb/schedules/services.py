@@ -13,7 +13,7 @@ from django.utils import timezone
 from engine import json_loads
 from otterweb.executions.local_runs import may_run_locally
 from otterweb.executions.models import Execution, JobTemplate
-from otterweb.executions.services import launch_template, template_targets
+from otterweb.executions.services import launch_template, prompt_answers, template_targets
 from otterweb.inventory.models import Environment, Server
 from otterweb.inventory.secrets import decrypt, encrypt
 from otterweb.inventory.selectors import servers_for
@@ -158,27 +158,21 @@ def checked_variables(*, template: JobTemplate, variables: dict | None) -> dict:
         return {}
     if not isinstance(variables, dict):
         raise ValidationError("Variables are a map of prompt names to values.")
-    prompts = {prompt.name.casefold(): prompt for prompt in template.prompt_fields.all()}
-    unknown = sorted(name for name in variables if str(name).casefold() not in prompts)
-    if unknown:
-        asks = ", ".join(p.name for p in prompts.values()) or "nothing"
+    found = prompt_answers(template=template, variables=variables)
+    if found.unknown:
+        asks = ", ".join(answer.prompt.name for answer in found.answers) or "nothing"
         raise ValidationError(
-            f"The template {template.name} does not ask for {', '.join(unknown)}; "
+            f"The template {template.name} does not ask for {', '.join(found.unknown)}; "
             f"it asks for {asks}."
         )
-    given = {prompts[str(name).casefold()].name: value for name, value in variables.items()}
-    problems = []
-    for prompt in prompts.values():
-        try:
-            text = prompt.to_text(given.get(prompt.name, prompt.default))
-        except ValidationError as error:
-            problems.append(f"{prompt.name}: {error.messages[0]}")
-            continue
-        if prompt.required and text == "":
-            problems.append(f"{prompt.name}: the template needs a value.")
+    problems = [
+        f"{answer.prompt.name}: {answer.problem or 'the template needs a value.'}"
+        for answer in found.answers
+        if answer.problem or answer.missing
+    ]
     if problems:
         raise ValidationError(problems)
-    return given
+    return found.given
 
 
 def check_may_run(*, user, template: JobTemplate) -> None:
