@@ -12,6 +12,10 @@ calls nest past ``MAX_RUN_NESTING`` (a module that calls itself without end) wit
 Python stops a recursion at 1,000 frames by default, too few for 200 levels of nesting in
 every visitor: importing the engine raises the limit to ``RECURSION_LIMIT`` (never lowers it).
 Ten thousand frames fit in a thread's 8 MiB stack, async frames included.
+
+A regular expression from a script (a function's, an operation's) gets ``REGEX_SECONDS`` per
+call (a search, a replace, a find of every match) before it is stopped with an error the script
+can catch (``engine.patterns``): a pattern that backtracks without end must not hold a worker.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from engine.spans import Span
 MAX_NESTING = 200
 MAX_RUN_NESTING = 400
 RECURSION_LIMIT = 10_000
+REGEX_SECONDS = 2.0  # per call of a regular expression from a script (engine.patterns)
 
 # The nodes that are one level of nesting; the others (a text, a variable, an argument, an else
 # if ...) are parts of the level they stand in.

@@ -301,11 +301,14 @@ class ReplaceText(Operation):
     )
 
     async def execute(self, run) -> None:
-        import re
+        from engine.patterns import compile as compile_pattern
+        from engine.patterns import escape
 
         agent = await run.agent()
         _root, chosen = await _selected(run, self.directory, self.include, self.exclude)
-        pattern = re.compile(self.search if self.regex else re.escape(self.search))
+        # each file is searched with the engine's time limit for a regular expression
+        text = self.search if self.regex else escape(self.search)
+        pattern = compile_pattern(text, dotnet=self.regex, name="SearchText")
         changed = 0
         for entry in chosen:
             if entry.is_directory:

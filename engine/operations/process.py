@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TypedDict
 
 from engine.interpreter.logs import Level
+from engine.patterns import compile as compile_pattern
 from engine.registry import Operation, param
 
 LEVELS = {
@@ -100,9 +101,11 @@ async def run_process(
 ) -> int:
     """Run ``command`` on the server in context, logging each line as it arrives. An exit code
     that fails ``success`` is logged as an error (which fails the operation)."""
-    warn = re.compile(warn_regex) if warn_regex else None
-    debug = re.compile(debug_regex) if debug_regex else None
-    keep = re.compile(filter_regex) if filter_regex else None
+    # each line is matched with the engine's time limit: one that takes longer fails the
+    # operation (and stops the process)
+    warn = compile_pattern(warn_regex, name="WarnRegex") if warn_regex else None
+    debug = compile_pattern(debug_regex, name="DebugRegex") if debug_regex else None
+    keep = compile_pattern(filter_regex, name="OutputFilterRegex") if filter_regex else None
 
     def on_output(line: str, is_error: bool) -> None:
         if capture is not None and capture_line(line, capture):
