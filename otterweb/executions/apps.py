@@ -1,6 +1,7 @@
 from django.apps import AppConfig
 from django.conf import settings
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 
 
 class ExecutionsConfig(AppConfig):
@@ -8,12 +9,25 @@ class ExecutionsConfig(AppConfig):
     verbose_name = "Jobs and executions"
 
     def ready(self) -> None:
-        from otterweb.executions import dispatch  # it imports the models: loaded only now
-
         checks.register(distributed_settings, checks.Tags.compatibility)
         # Where the executions made in this process go, chosen once; the processes that run
         # them (`manage.py serve`, Celery workers) start it.
-        self.dispatcher = dispatch.from_settings()
+        self.dispatcher = dispatcher_from_settings()
+
+
+def dispatcher_from_settings():
+    """The dispatcher OTTERWEB_DISPATCH names: "embedded", "celery" or "none"."""
+    # they import the models: loaded only once the apps are
+    from otterweb.executions import dispatch, workers
+
+    mode = settings.OTTERWEB_DISPATCH
+    if mode == "embedded":
+        return workers.WorkerProcesses(settings.OTTERWEB_WORKERS)
+    if mode == "celery":
+        return dispatch.CeleryQueue()
+    if mode == "none":
+        return dispatch.Dispatcher()
+    raise ImproperlyConfigured(f"OTTERWEB_DISPATCH is embedded, celery or none, not {mode!r}")
 
 
 def distributed_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:

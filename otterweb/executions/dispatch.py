@@ -1,9 +1,9 @@
 """Handing pending executions to workers.
 
 Every process has one dispatcher, chosen once from the settings when Django starts and held by
-the executions app (``current()``). The embedded default runs executions on worker threads of
-the web server's process (`manage.py serve` starts them); the distributed mode sends them to
-Celery workers (`celery -A otterweb worker`); any other process, and the tests, leave them
+the executions app (``current()``). The embedded default runs executions in worker processes
+that `manage.py serve` supervises (otterweb.executions.workers); the distributed mode sends them
+to Celery workers (`celery -A otterweb worker`); any other process, and the tests, leave them
 pending. A process that runs executions starts its dispatcher, and with it a housekeeper that
 closes executions whose worker died and hands out again those left pending."""
 
@@ -12,13 +12,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.apps import apps
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 from django.db import close_old_connections, connections
 from django.utils import timezone
 
@@ -73,56 +71,6 @@ class Dispatcher:
         return pending
 
 
-class WorkerThreads(Dispatcher):
-    """The embedded mode: a pool of threads in the serving process runs executions, once
-    `manage.py serve` has started it. Any other process (a shell, a management command) leaves
-    them pending, and the serving process picks them up."""
-
-    pick_up_after = 5.0  # the server picks up pending executions within seconds
-
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-        self.workers = f"{size} worker threads"
-        self._pool: ThreadPoolExecutor | None = None
-        self._queued: set[int] = set()  # queued on the pool and not yet started
-        self._lock = threading.Lock()
-
-    def dispatch(self, execution_id: int) -> None:
-        with self._lock:
-            if self._pool is None or execution_id in self._queued:
-                return
-            self._queued.add(execution_id)
-            self._pool.submit(self._run, execution_id)
-
-    def _run(self, execution_id: int) -> None:
-        with self._lock:
-            self._queued.discard(execution_id)
-        runner.run_on_this_thread(execution_id)
-
-    def start(self) -> None:
-        with self._lock:
-            self._pool = ThreadPoolExecutor(
-                max_workers=self.size, thread_name_prefix="otterweb-worker"
-            )
-        super().start()
-
-    def stop(self) -> None:
-        """Cancel what the worker threads run (they end within seconds, their logs stored) and
-        wait for them, instead of for the end of every run. Executions still queued stay
-        pending for the next start."""
-        super().stop()
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        pool.shutdown(wait=False, cancel_futures=True)
-        runner.stop_running_here(
-            "The server was stopped while the execution ran: it was cancelled."
-        )
-        pool.shutdown(wait=True)
-
-
 class CeleryQueue(Dispatcher):
     """The distributed mode: executions go to Celery workers through the broker."""
 
@@ -140,18 +88,6 @@ class CeleryQueue(Dispatcher):
                 execution_id,
                 str(error),
             )
-
-
-def from_settings() -> Dispatcher:
-    """The dispatcher OTTERWEB_DISPATCH names: "embedded", "celery" or "none"."""
-    mode = settings.OTTERWEB_DISPATCH
-    if mode == "embedded":
-        return WorkerThreads(settings.OTTERWEB_WORKERS)
-    if mode == "celery":
-        return CeleryQueue()
-    if mode == "none":
-        return Dispatcher()
-    raise ImproperlyConfigured(f"OTTERWEB_DISPATCH is embedded, celery or none, not {mode!r}")
 
 
 def current() -> Dispatcher:

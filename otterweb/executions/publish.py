@@ -1,16 +1,22 @@
 """Publishing stored log batches and status changes to an execution's watchers: one channel
-message per batch, never one per line."""
+message per batch, never one per line.
+
+Events are published by the process whose channel layer reaches the watchers. A worker process
+of `manage.py serve` has none of its own (the embedded layer lives in the serving process's
+memory): it forwards each event to the serving process (``forward_to``), which publishes it
+(``publish_here``) exactly as if the run were its own."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from otterweb.executions.events import (
+    BatchEvent,
     CompleteEvent,
     StatusEvent,
     batch_event,
@@ -24,14 +30,27 @@ from otterweb.executions.sink import StoredEntry
 
 logger = logging.getLogger(__name__)
 
-# The event loop the websocket consumers run on. Workers run executions on threads with loops of
-# their own; the in-memory channel layer belongs to the server's loop, so events are handed to it.
+Event = BatchEvent | StatusEvent | CompleteEvent
+
+# The event loop the websocket consumers run on. Runs have loops of their own (on worker
+# threads, or the serving process's relay threads); the in-memory channel layer belongs to the
+# server's loop, so events are handed to it.
 _server_loop: asyncio.AbstractEventLoop | None = None
+
+# Where this process's events go instead of its own channel layer (a worker process: the pipe to
+# the serving process). Called with the execution's id and the event.
+_forward: Callable[[int, Event], None] | None = None
 
 
 def use_server_loop(loop: asyncio.AbstractEventLoop | None) -> None:
     global _server_loop
     _server_loop = loop
+
+
+def forward_to(send: Callable[[int, Event], None] | None) -> None:
+    """Hand every event to ``send`` from now on instead of publishing it here."""
+    global _forward
+    _forward = send
 
 
 DELIVERY_SECONDS = 2.0
@@ -54,11 +73,30 @@ async def _deliver(send: Coroutine) -> None:
 async def publish_batch(
     execution_id: int, entries: list[LogEntry | StoredEntry], scopes: list[LogScope]
 ) -> None:
+    event = batch_event(entries, scopes)
+    if _forward is not None:
+        _forward(execution_id, event)
+    else:
+        await publish_here(execution_id, event)
+
+
+def publish_status(execution: Execution) -> None:
+    _publish(execution.pk, status_event(execution))
+
+
+def publish_complete(execution: Execution) -> None:
+    """Sent after the execution finished, so every line is stored by then."""
+    _publish(execution.pk, complete_event(execution))
+
+
+async def publish_here(execution_id: int, event: Event) -> None:
+    """Publish ``event`` to the watchers through this process's channel layer."""
     layer = get_channel_layer()
     if layer is None:
         return
-    event = batch_event(entries, scopes)
-    if isinstance(layer, InMemoryChannelLayer):
+    if event["type"] == "execution.complete":
+        frame_cache.completed(execution_id)
+    elif event["type"] == "execution.batch" and isinstance(layer, InMemoryChannelLayer):
         # The watchers' consumers run in this process (embedded mode): late ones get the frames
         # from memory. (In the distributed mode, daphne's consumers cache what they receive.)
         frame_cache.add_live(execution_id, event["frames"])
@@ -66,32 +104,32 @@ async def publish_batch(
         await _deliver(layer.group_send(group_name(execution_id), event))
     except Exception:  # a full or unreachable layer costs live delivery, never a line: clients refill from the database
         logger.warning(
-            "execution=%s message='could not publish a log batch; watchers will refill from the database'",
+            "execution=%s event=%s message='could not publish; watchers will refill from the database'",
             execution_id,
+            event["type"],
         )
 
 
-def publish_status(execution: Execution) -> None:
-    _send(execution.pk, status_event(execution))
+def _publish(execution_id: int, event: Event) -> None:
+    if _forward is not None:
+        _forward(execution_id, event)
+    else:
+        relay(execution_id, event)
 
 
-def publish_complete(execution: Execution) -> None:
-    """Sent after the execution finished, so every line is stored by then."""
-    frame_cache.completed(execution.pk)
-    _send(execution.pk, complete_event(execution))
-
-
-def _send(execution_id: int, event: StatusEvent | CompleteEvent) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        loop = _server_loop
-        if loop is not None and loop.is_running():
-            asyncio.run_coroutine_threadsafe(
-                layer.group_send(group_name(execution_id), event), loop
-            ).result(timeout=5)
-        else:
-            async_to_sync(layer.group_send)(group_name(execution_id), event)
-    except Exception:
-        logger.warning("execution=%s message='could not publish %s'", execution_id, event["type"])
+def relay(execution_id: int, event: Event) -> None:
+    """Publish ``event`` here from synchronous code (a run's, or a worker process's relay):
+    on the server's loop when this process serves, else on a loop of its own."""
+    loop = _server_loop
+    if loop is not None and loop.is_running():
+        future = asyncio.run_coroutine_threadsafe(publish_here(execution_id, event), loop)
+        try:
+            future.result(timeout=DELIVERY_SECONDS * 2)
+        except TimeoutError:
+            logger.warning(
+                "execution=%s event=%s message='the server loop did not take the event in time'",
+                execution_id,
+                event["type"],
+            )
+    else:
+        async_to_sync(publish_here)(execution_id, event)

@@ -29,6 +29,7 @@ from otterweb.executions.sink import DatabaseLogSink, StoredEntry, append_entrie
 logger = logging.getLogger(__name__)
 
 CANCEL_POLL_SECONDS = 1.0
+SERVER_STOPPED = "The server was stopped while the execution ran: it was cancelled."
 
 
 def worker_name() -> str:
@@ -136,11 +137,22 @@ def _crashed(execution_id: int, error: Exception, *, worker: str) -> None:
         execution_id,
         worker,
     )
-    message = f"The execution failed: {type(error).__name__}: {error}"
+    close_if_running(execution_id, f"The execution failed: {type(error).__name__}: {error}")
+
+
+def close_if_running(execution_id: int, message: str) -> bool:
+    """Close an execution no worker runs any more, if it is still executing: status error
+    (cancelled, when someone asked for it), ``message`` as its last log line. False when no
+    worker ever claimed it (it is still pending)."""
     with transaction.atomic():
         execution = Execution.objects.select_for_update().get(pk=execution_id)
-        if execution.run_state == Execution.RunState.EXECUTING:
-            close_execution(execution, message, status=Execution.Status.ERROR)
+        if execution.run_state != Execution.RunState.EXECUTING:
+            return execution.run_state != Execution.RunState.PENDING
+        status = (
+            Execution.Status.CANCELLED if execution.cancel_requested else Execution.Status.ERROR
+        )
+        close_execution(execution, message, status=status)
+    return True
 
 
 # The executions this process runs now, with their event loops: stop_running_here reaches them.

@@ -12,8 +12,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from otterweb.executions import dispatch
-from otterweb.executions.models import Execution, LogEntry
+from otterweb.executions.apps import dispatcher_from_settings
+from otterweb.executions.models import Execution
 from otterweb.executions.services import create_job
+from otterweb.executions.workers import WorkerProcesses
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("here")]
 
@@ -43,17 +45,18 @@ def state(execution: Execution) -> tuple[str, str]:
     return execution.run_state, execution.status
 
 
-def test_from_settings_gives_the_dispatcher_the_setting_names(settings) -> None:
+def test_dispatcher_from_settings_gives_the_dispatcher_the_setting_names(settings) -> None:
     settings.OTTERWEB_DISPATCH, settings.OTTERWEB_WORKERS = "embedded", 3
-    threads = dispatch.from_settings()
-    assert isinstance(threads, dispatch.WorkerThreads) and threads.size == 3
+    pool = dispatcher_from_settings()
+    assert isinstance(pool, WorkerProcesses) and pool.size == 3
+    assert pool.pids() == []  # nothing is started before `serve` starts it
     settings.OTTERWEB_DISPATCH = "celery"
-    assert isinstance(dispatch.from_settings(), dispatch.CeleryQueue)
+    assert isinstance(dispatcher_from_settings(), dispatch.CeleryQueue)
     settings.OTTERWEB_DISPATCH = "none"
-    assert type(dispatch.from_settings()) is dispatch.Dispatcher
+    assert type(dispatcher_from_settings()) is dispatch.Dispatcher
     settings.OTTERWEB_DISPATCH = "sometimes"
     with pytest.raises(ImproperlyConfigured, match="not 'sometimes'"):
-        dispatch.from_settings()
+        dispatcher_from_settings()
 
 
 def test_create_job_dispatches_through_the_process_dispatcher_once_committed(
@@ -67,36 +70,11 @@ def test_create_job_dispatches_through_the_process_dispatcher_once_committed(
     assert recorder.dispatched == [execution.pk]
 
 
-def test_worker_threads_leave_executions_pending_until_started() -> None:
-    threads = dispatch.WorkerThreads(2)
+def test_worker_processes_leave_executions_pending_until_started() -> None:
+    pool = WorkerProcesses(2)
     execution = create_job(script="Log-Information x;", servers=["here"])
-    threads.dispatch(execution.pk)
+    pool.dispatch(execution.pk)
     assert state(execution)[0] == "pending"
-
-
-def test_worker_threads_run_executions_once_started_and_stop_cancels_what_they_run() -> None:
-    threads = dispatch.WorkerThreads(2)
-    threads.start()
-    try:
-        quick = create_job(script="Log-Information x;", servers=["here"])
-        threads.dispatch(quick.pk)
-        until(lambda: state(quick) == ("completed", "normal"))
-        slow = create_job(
-            script="Log-Information started;\nExec sleep 30;\nLog-Information never;",
-            servers=["here"],
-        )
-        threads.dispatch(slow.pk)
-        until(lambda: LogEntry.objects.filter(execution=slow, message="started").exists())
-    finally:
-        began = time.monotonic()
-        threads.stop()
-    assert time.monotonic() - began < 10
-    assert state(slow) == ("completed", "error")
-    last = LogEntry.objects.filter(execution=slow).order_by("-seq").first()
-    assert last.message == "The server was stopped while the execution ran: it was cancelled."
-    later = create_job(script="Log-Information x;", servers=["here"])
-    threads.dispatch(later.pk)  # a stopped server leaves it for the next start
-    assert state(later)[0] == "pending"
 
 
 def test_dispatch_pending_hands_out_executions_pending_longer_than_it_waits() -> None:

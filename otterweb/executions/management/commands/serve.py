@@ -1,7 +1,8 @@
-"""`python manage.py serve [ADDR:PORT]`: the whole product in one process. daphne serves HTTP and
-websockets; a pool of worker threads runs executions (Celery workers do, in the distributed
-mode); a housekeeper closes executions whose worker was lost and picks up executions left
-pending (by another process, or before a restart)."""
+"""`python manage.py serve [ADDR:PORT]`: the whole product in one command. daphne serves HTTP and
+websockets; a pool of worker processes it supervises runs executions (Celery workers do, in the
+distributed mode), so no script runs in the process that serves pages; a housekeeper closes
+executions whose worker was lost and picks up executions left pending (by another process, or
+before a restart)."""
 
 from __future__ import annotations
 
