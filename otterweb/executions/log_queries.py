@@ -7,6 +7,7 @@ Bad parameters raise Django's ValidationError by parameter name (the API answers
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -20,7 +21,7 @@ from django.db.models import BooleanField, F, Func, Max, Min, Q, QuerySet, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import StrIndex
 
-from engine import Level
+from engine import Level, patterns
 from otterweb.executions.events import LEVEL_NAMES, wire_scope
 from otterweb.executions.models import Execution, LogEntry, LogRun, LogScope
 
@@ -39,6 +40,10 @@ SCOPES_AS_PARAMETERS = 1000
 LITERAL_MIN = 3
 # A search (a regular expression that backtracks, over a million lines) is stopped after this
 # long, so that one request cannot hold a database connection, or SQLite's one writer, for good.
+# Counted for the whole search: on PostgreSQL each statement's timeout is what is left of it; on
+# SQLite the database's own work checks it every few thousand steps, and each line's match in
+# Python is given what is left (the regex package counts that in CPU time: on a busy machine a
+# match can run a little past it in wall time).
 SEARCH_SECONDS = 10.0
 
 ENTRY_FIELDS = ("seq", "scope_id", "level", "message", "line", "time")
@@ -166,11 +171,11 @@ def search_log(*, execution_id: int, search: Search, after: int = 0, limit: int 
     # the lines stored when the search starts, and no later one: a viewer of a running
     # execution searches the lines after ``last_seq`` itself, as they arrive
     last_seq = Execution.objects.filter(pk=execution_id).values_list("last_seq", flat=True)[0]
-    matching = _matching(execution_id, search).filter(seq__lte=last_seq)
     limited = _TimeLimit(SEARCH_SECONDS)
+    matching = _matching(execution_id, search, limited).filter(seq__lte=last_seq)
     try:
         with limited:
-            seqs, total = _search_page(matching, search, after, limit)
+            seqs, total = _search_page(matching, search, after, limit, limited)
     except DatabaseError as error:
         if limited.reached:
             raise ValidationError(
@@ -198,7 +203,7 @@ def search_log(*, execution_id: int, search: Search, after: int = 0, limit: int 
 
 
 def _search_page(
-    matching: QuerySet[LogEntry], search: Search, after: int, limit: int
+    matching: QuerySet[LogEntry], search: Search, after: int, limit: int, limited: _TimeLimit
 ) -> tuple[list[int], int]:
     """The first ``limit`` + 1 matching seqs after ``after``, and how many match in all."""
     if search.regex and connection.vendor == "sqlite":
@@ -206,6 +211,7 @@ def _search_page(
     seqs = list(
         matching.filter(seq__gt=after).order_by("seq").values_list("seq", flat=True)[: limit + 1]
     )
+    limited.next_statement()  # the count has what is left of the search's time, no more
     if len(seqs) > limit:
         return seqs, matching.count()
     # the page went to the end of the log: only what is before it is left to count
@@ -213,17 +219,26 @@ def _search_page(
 
 
 class _TimeLimit:
-    """Stops the database's work inside it after ``seconds``: SQLite through a progress handler
-    (its statement fails, "interrupted"), PostgreSQL through a statement timeout set for one
-    transaction. ``reached`` says whether that is why a statement failed."""
+    """Stops the database's work inside it ``seconds`` after it starts, for all its statements
+    together: SQLite through a progress handler (its statement fails, "interrupted") and the
+    time left given to each line's match in Python (``remaining``), PostgreSQL through a
+    statement timeout, set for one transaction, of what is left before each statement
+    (``next_statement``). ``reached`` says whether that is why a statement failed."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.reached = False
+        self._deadline: float | None = None
         self._transaction = transaction.atomic()
 
+    def remaining(self) -> float:
+        """The seconds left (all of them before the search starts)."""
+        if self._deadline is None:
+            return self.seconds
+        return self._deadline - time.monotonic()
+
     def _expired(self) -> bool:
-        self.reached = time.monotonic() > self._deadline
+        self.reached = self.remaining() < 0
         return self.reached
 
     def __enter__(self) -> None:
@@ -233,16 +248,26 @@ class _TimeLimit:
             connection.connection.set_progress_handler(self._expired, 20_000)
         elif connection.vendor == "postgresql":
             self._transaction.__enter__()
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SET LOCAL statement_timeout = %s", [max(1, int(self.seconds * 1000))]
-                )
+            self.next_statement()
+
+    def next_statement(self) -> None:
+        """PostgreSQL: the next statements may take what is left of the time, no more."""
+        if connection.vendor != "postgresql":
+            return
+        left = self.remaining()
+        if left <= 0:
+            self.reached = True
+            raise DatabaseError("the search's time is up")
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL statement_timeout = %s", [max(1, math.ceil(left * 1000))])
 
     def __exit__(self, kind, error, traceback) -> None:
         if connection.vendor == "sqlite":
             connection.connection.set_progress_handler(None, 0)
         elif connection.vendor == "postgresql":
-            if error is not None and time.monotonic() > self._deadline:
+            # 57014: query_canceled, what a statement timeout raises
+            cancelled = getattr(getattr(error, "__cause__", None), "sqlstate", None) == "57014"
+            if error is not None and (cancelled or self.remaining() < 0):
                 self.reached = True
             self._transaction.__exit__(kind, error, traceback)
 
@@ -258,7 +283,7 @@ def _one_pass(matching: QuerySet[LogEntry], after: int, limit: int) -> tuple[lis
     return seqs, total
 
 
-def _matching(execution_id: int, search: Search) -> QuerySet[LogEntry]:
+def _matching(execution_id: int, search: Search, limited: _TimeLimit) -> QuerySet[LogEntry]:
     entries = LogEntry.objects.filter(execution_id=execution_id)
     if search.levels is not None:
         entries = entries.filter(level__in=sorted(search.levels))
@@ -278,11 +303,12 @@ def _matching(execution_id: int, search: Search) -> QuerySet[LogEntry]:
     if len(search.text) > PATTERN_MAX:
         raise ValidationError({"q": [f"At most {PATTERN_MAX:,} characters."]})
     if search.regex:
-        return _regex(entries, search)
+        return _regex(entries, search, limited)
     if not search.case:
         if connection.vendor == "sqlite" and not search.text.isascii():
-            # SQLite's LIKE folds only ASCII letters: Python's re folds the rest
-            return _regex(entries, Search(text=re.escape(search.text), regex=True))
+            # SQLite's LIKE folds only ASCII letters: Python's regex folds the rest
+            plain = Search(text=patterns.escape(search.text), regex=True)
+            return _regex(entries, plain, limited)
         return entries.filter(message__icontains=search.text)
     # case-sensitive: STRPOS on PostgreSQL, INSTR on SQLite (whose LIKE always ignores case;
     # it narrows the rows first, being quicker)
@@ -325,12 +351,15 @@ class _Matches(Func):
     output_field = BooleanField()
 
 
-def _regex(entries: QuerySet[LogEntry], search: Search) -> QuerySet[LogEntry]:
-    flags = 0 if search.case else re.IGNORECASE
+def _regex(entries: QuerySet[LogEntry], search: Search, limited: _TimeLimit) -> QuerySet[LogEntry]:
+    """The entries whose message matches: PostgreSQL's regular expressions there (which its
+    statement timeout stops), else Python's ``regex`` package, each line given what is left of
+    the search's time (a line that takes it all stops the search)."""
     try:
-        pattern = re.compile(search.text, flags)
-    except re.error as error:
-        raise ValidationError({"q": [f"Not a regular expression: {error}."]}) from None
+        pattern = patterns.compile(search.text, ignore_case=not search.case, dotnet=False)
+    except patterns.PatternError as error:
+        reason = str(error).removeprefix("invalid regular expression: ")
+        raise ValidationError({"q": [f"Not a regular expression: {reason}."]}) from None
     if connection.vendor == "postgresql":
         lookup = "message__regex" if search.case else "message__iregex"
         return entries.filter(**{lookup: search.text})
@@ -338,10 +367,15 @@ def _regex(entries: QuerySet[LogEntry], search: Search) -> QuerySet[LogEntry]:
     if literal is not None:  # rows without the pattern's plain text cannot match: LIKE skips them
         entries = entries.filter(message__icontains=literal)
     connection.ensure_connection()
-    match = pattern.search
-    connection.connection.create_function(
-        _Matches.function, 1, lambda message: match(message) is not None, deterministic=True
-    )
+
+    def matches(message: str) -> bool:
+        try:
+            return pattern.search(message, seconds=limited.remaining()) is not None
+        except patterns.PatternTimeout:
+            limited.reached = True
+            raise  # SQLite fails the statement: "user-defined function raised exception"
+
+    connection.connection.create_function(_Matches.function, 1, matches, deterministic=True)
     return entries.filter(_Matches(F("message")))
 
 
