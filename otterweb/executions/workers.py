@@ -1,7 +1,9 @@
 """The embedded mode's worker processes: `manage.py serve` runs no script itself.
 
-The serving process supervises ``OTTERWEB_WORKERS`` worker processes (`manage.py worker`), each
-running one execution at a time. Each is joined to it by a socket pair, over which:
+The serving process supervises ``OTTERWEB_WORKERS`` worker processes, each running one execution
+at a time. They are forked from a fork server (multiprocessing's "forkserver") that has Django set
+up and the engine loaded (``worker_boot``), so a worker starts, or is started again, in
+milliseconds. Each is joined to the serving process by a pipe, over which:
 
 - the serving process sends ``("run", id)`` and ``("stop", reason)``;
 - the worker sends ``("publish", id, event)`` (log batches and state changes, which the serving
@@ -19,12 +21,11 @@ every core busy."""
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import queue
 import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections import deque
@@ -37,7 +38,6 @@ from django.db import close_old_connections, connections
 from django.db.models import Q
 from django.utils import timezone
 
-from engine import check, parse
 from otterweb.executions import publish, runner
 from otterweb.executions.dispatch import Dispatcher
 from otterweb.executions.models import Execution
@@ -57,7 +57,7 @@ NICENESS = 5
 class Worker:
     """One worker process, as the serving process sees it."""
 
-    process: subprocess.Popen
+    process: multiprocessing.process.BaseProcess
     connection: Connection
     started: float = field(default_factory=time.monotonic)
     execution: int | None = None  # the execution it runs now
@@ -109,9 +109,10 @@ class WorkerProcesses(Dispatcher):
         self._supervisor.start()
         super().start()
 
-    def stop(self, reason: str = runner.SERVER_STOPPED, *, seconds: float = 10.0) -> None:
+    def stop(self, reason: str = runner.SERVER_STOPPED, *, seconds: float = 5.0) -> None:
         """Cancel what the workers run (each run ends within seconds with ``reason`` as its last
-        line), and end them. Executions still queued stay pending for the next start."""
+        line), and end them; idle ones at once. Executions still queued stay pending for the
+        next start."""
         super().stop()
         with self._lock:
             self._running = False
@@ -119,19 +120,21 @@ class WorkerProcesses(Dispatcher):
             self._queue.clear()
         self._wake.set()
         for worker in pool:
-            _send(worker, ("stop", reason))
+            if worker.execution is None:
+                worker.process.kill()
+            else:
+                _send(worker, ("stop", reason))
         deadline = time.monotonic() + seconds
         for worker in pool:
-            try:
-                worker.process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
+            worker.process.join(timeout=max(0.1, deadline - time.monotonic()))
+            if worker.process.exitcode is None:
                 logger.warning(
                     "worker=%s execution=%s message='did not stop in time: killed'",
                     worker.name,
                     worker.execution,
                 )
                 worker.process.kill()
-                worker.process.wait()
+                worker.process.join()
         if self._supervisor is not None:
             self._supervisor.join(timeout=5)
 
@@ -147,7 +150,7 @@ class WorkerProcesses(Dispatcher):
         for worker in self._pool:
             if not self._queue:
                 return
-            if worker.execution is None and worker.process.poll() is None:
+            if worker.execution is None and worker.process.exitcode is None:
                 worker.execution = self._queue.popleft()
                 worker.stop_asked = None
                 if not _send(worker, ("run", worker.execution)):
@@ -175,20 +178,17 @@ class WorkerProcesses(Dispatcher):
             self._wake.clear()
 
     def _add_worker(self) -> None:
-        ours, theirs = socket.socketpair()
+        ours, theirs = _FORKS.Pipe()
+        process = _FORKS.Process(target=work, args=(theirs,), name="otterweb-worker")
         try:
-            process = subprocess.Popen(
-                [sys.executable, str(settings.BASE_DIR / "manage.py"), "worker"],
-                pass_fds=(theirs.fileno(),),
-                env={**os.environ, "OTTERWEB_WORKER_FD": str(theirs.fileno())},
-            )
+            process.start()
         except OSError:
             logger.exception("message='could not start a worker process'")
             ours.close()
             return
         finally:
             theirs.close()
-        worker = Worker(process=process, connection=Connection(ours.detach()))
+        worker = Worker(process=process, connection=ours)
         with self._lock:
             if not self._running:
                 process.kill()
@@ -222,8 +222,8 @@ class WorkerProcesses(Dispatcher):
             worker.process.kill()
         finally:
             worker.connection.close()
-            code = worker.process.wait()
-            self._gone(worker, code)
+            worker.process.join()
+            self._gone(worker, worker.process.exitcode)
             connections.close_all()
 
     def _gone(self, worker: Worker, code: int) -> None:
@@ -290,6 +290,12 @@ class WorkerProcesses(Dispatcher):
                 worker.process.kill()
 
 
+# Workers are forked from a server process that imported worker_boot: Django set up, the engine
+# loaded. (Forking the serving process itself, which has threads, could copy a lock held by one.)
+_FORKS = multiprocessing.get_context("forkserver")
+_FORKS.set_forkserver_preload(["otterweb.executions.worker_boot"])
+
+
 def _send(worker: Worker, message: tuple) -> bool:
     try:
         worker.connection.send(message)
@@ -328,6 +334,8 @@ def work(connection: Connection) -> None:
     until it says stop or goes away."""
     from django.apps import apps
 
+    connections.close_all()  # the fork server's, if it opened any
+
     sending = threading.Lock()
 
     def send(message: tuple) -> None:
@@ -355,9 +363,6 @@ def work(connection: Connection) -> None:
                 todo.put(None)
 
     threading.Thread(target=listen, name="otterweb-worker-listener", daemon=True).start()
-    # what every run needs (the parser's tables, the registry's operations), loaded before the
-    # first run asks for it
-    check(parse("Log-Information ready;"))
     while (execution_id := todo.get()) is not None:
         runner.run_on_this_thread(execution_id)
         send(("done", execution_id))

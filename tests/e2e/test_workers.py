@@ -31,19 +31,24 @@ def served(tmp_path):
 
 
 def workers_of(server: subprocess.Popen) -> set[int]:
-    """The worker processes `serve` runs now (its children running `manage.py worker`)."""
-    found = set()
+    """The worker processes `serve` runs now: the children of its fork server."""
+    parents, commands = {}, {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes().split(b"\0")
+            parents[int(entry.name)] = int(
+                (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
+            )
+            commands[int(entry.name)] = (entry / "cmdline").read_bytes()
         except (OSError, IndexError, ValueError):
             continue
-        if parent == server.pid and b"worker" in command:
-            found.add(int(entry.name))
-    return found
+    forkservers = {
+        pid
+        for pid, parent in parents.items()
+        if parent == server.pid and b"forkserver" in commands.get(pid, b"")
+    }
+    return {pid for pid, parent in parents.items() if parent in forkservers}
 
 
 def until(predicate, seconds: float = 30):
