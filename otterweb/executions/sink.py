@@ -1,6 +1,11 @@
 """The log sink of executions run by the web application: records are batched (a few
 milliseconds or a few hundred rows), stored in one insert per batch, then handed to
-``on_batch`` (which publishes them to the execution's channel group)."""
+``on_batch`` (which publishes them to the execution's channel group).
+
+PostgreSQL's text and jsonb cannot hold U+0000, which a process's output, or a value a script
+made, may: what a run stores (log lines, scope names, and an execution's error and drift, on
+every save) has each NUL replaced by U+2400 (SYMBOL FOR NULL, ``␀``), on every database alike,
+so a run never fails nor loses its log over one."""
 
 from __future__ import annotations
 
@@ -13,6 +18,8 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models.signals import pre_save
+from django.dispatch import receiver
 
 from engine import Level, LogRecord, RunScope
 from otterweb.executions.models import Execution, LogEntry, LogRun, LogScope
@@ -24,6 +31,35 @@ CATCH_UP_ROWS = 500
 # Past this many unstored records the run waits for storage (DjangoHost.pace). It bounds how far
 # the log trails the run: at 20,000 lines/s, 500 records are 25 ms (bench/logs.py).
 MAX_PENDING = 500
+
+
+NUL, NUL_SHOWN = "\x00", "\u2400"
+
+
+def without_nul(text: str) -> str:
+    """``text`` with each NUL shown as U+2400 (``␀``): what a database can store."""
+    return text.replace(NUL, NUL_SHOWN) if NUL in text else text
+
+
+def without_nuls(value):
+    """A JSON value (a drift list) with the NULs of its texts, keys too, shown as ``␀``."""
+    if isinstance(value, str):
+        return without_nul(value)
+    if isinstance(value, list | tuple):
+        return [without_nuls(item) for item in value]
+    if isinstance(value, dict):
+        return {without_nuls(key): without_nuls(item) for key, item in value.items()}
+    return value
+
+
+@receiver(pre_save, sender=Execution, dispatch_uid="otterweb.executions.sink.execution_text")
+def _execution_without_nul(sender, instance: Execution, update_fields=None, **kwargs) -> None:
+    """An execution's error and drift (a run's, from Execution.finish or the reaper) as a
+    database can store them: the run's own values may hold a NUL."""
+    if update_fields is None or "error" in update_fields:
+        instance.error = without_nul(instance.error or "")
+    if update_fields is None or "drift" in update_fields:
+        instance.drift = without_nuls(instance.drift)
 
 
 def _close_connection() -> None:
@@ -123,7 +159,7 @@ class DatabaseLogSink:
                 seq=r.seq,
                 scope_id=r.scope_id,
                 level=int(r.level),
-                message=r.message,
+                message=without_nul(r.message),
                 line=r.line,
                 time=_time(r.time),
             )
@@ -134,7 +170,7 @@ class DatabaseLogSink:
                 execution_id=self.execution_id,
                 scope_id=s.id,
                 parent_id=s.parent_id,
-                name=s.name[:500],
+                name=without_nul(s.name[:500]),
                 line=s.line,
                 started=_time(s.started),
                 ended=_time(s.ended) if s.ended else None,
@@ -222,6 +258,7 @@ class StoredEntry(NamedTuple):
 def append_entries(execution_id: int, entries: list[StoredEntry]) -> None:
     """Store entries that no sink stores (the line the server adds to an execution it closes),
     with the runs and counts a sink keeps: after every stored entry, in a transaction."""
+    entries = [entry._replace(message=without_nul(entry.message)) for entry in entries]
     last = (
         LogRun.objects.filter(execution_id=execution_id)
         .order_by("-first_seq")
