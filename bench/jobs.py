@@ -33,7 +33,9 @@ The bench waits for each burner to end (at most a few minutes) before it goes on
 --profile DIR: after the measured burst, another burst recorded by py-spy (`pip install py-spy`
 into .venv; not a dependency of the project), every process of the serving tree and the Celery
 worker's, written to DIR as collapsed stacks (<mode>-<process>.txt: one line per stack, its
-sample count last; flamegraph.pl or speedscope read them).
+sample count last; flamegraph.pl or speedscope read them). With --profile-gil, only the thread
+that holds the GIL is sampled: where the Python CPU of a process goes (SQLite's own C code runs
+without it).
 
 Everything talks to 127.0.0.1 only; every loop is bounded in count and in time.
 """
@@ -141,34 +143,38 @@ class Http:
 # ---- CPU of process trees, from /proc
 
 
-def _stat(pid: int) -> tuple[int, int] | None:
-    """(parent pid, utime + stime + cutime + cstime in ticks): the process's own CPU and that
-    of its children it has reaped."""
+def _stat(pid: int) -> tuple[int, int, int] | None:
+    """(parent pid, user ticks, system ticks): the process's own CPU (utime, stime) and that of
+    the children it has reaped (cutime, cstime)."""
     try:
         raw = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
     fields = raw[raw.rindex(")") + 2 :].split()
-    # fields[0] is field 3 (state): ppid is field 4, utime..cstime fields 14..17
-    return int(fields[1]), sum(int(x) for x in fields[11:15])
+    # fields[0] is field 3 (state): ppid is field 4, utime, stime, cutime, cstime fields 14..17
+    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    return int(fields[1]), utime + cutime, stime + cstime
 
 
-def tree_cpu(root: int) -> float:
-    """CPU seconds of ``root`` and every live process under it (and the children they reaped)."""
+def tree_cpu(root: int) -> tuple[float, float]:
+    """User and system CPU seconds of ``root`` and every live process under it (and of the
+    children they reaped)."""
     stats = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit() and (found := _stat(int(entry))) is not None:
             stats[int(entry)] = found
     children: dict[int, list[int]] = {}
-    for pid, (parent, _ticks) in stats.items():
+    for pid, (parent, _user, _system) in stats.items():
         children.setdefault(parent, []).append(pid)
-    total, todo = 0, [root]
+    user = system = 0
+    todo = [root]
     while todo:
         pid = todo.pop()
         if pid in stats:
-            total += stats[pid][1]
+            user += stats[pid][1]
+            system += stats[pid][2]
             todo.extend(children.get(pid, ()))
-    return total / CLK_TCK
+    return user / CLK_TCK, system / CLK_TCK
 
 
 def tree_pids(root: int) -> list[int]:
@@ -196,14 +202,17 @@ class Processes:
         names = ["serve"] if mode == "embedded" else ["daphne", "celery"]
         self.roles = dict(zip(names, (p.pid for p in processes), strict=True))
 
-    def cpu(self) -> dict[str, float]:
+    def cpu(self) -> dict[str, tuple[float, float]]:
         return {name: tree_cpu(pid) for name, pid in self.roles.items()}
 
 
-def cpu_line(before: dict[str, float], after: dict[str, float], count: int, what: str) -> str:
-    used = {name: after[name] - before[name] for name in before}
+def cpu_line(before: dict, after: dict, count: int, what: str) -> str:
+    """Each process tree's CPU between two ``Processes.cpu()``, per job (or write)."""
+    used = {name: sum(after[name]) - sum(before[name]) for name in before}
+    system = {name: after[name][1] - before[name][1] for name in before}
     parts = [
-        f"{name} {seconds:.2f} s ({seconds / count * 1000:.1f} ms/{what})"
+        f"{name} {seconds:.2f} s ({seconds / count * 1000:.1f} ms/{what}, "
+        f"{system[name] / max(seconds, 1e-9):.0%} system)"
         for name, seconds in used.items()
     ]
     if len(used) > 1:
@@ -374,7 +383,9 @@ def small_and_burst(bench: Bench, args) -> dict:
     after, idle = bench.processes.cpu(), time.perf_counter() - idle_began
     print(
         f"{'idle, ' + f'{idle:.1f} s':<34} CPU: "
-        + ", ".join(f"{n} {(after[n] - before[n]) / idle * 1000:.0f} ms/s" for n in before)
+        + ", ".join(
+            f"{n} {(sum(after[n]) - sum(before[n])) / idle * 1000:.0f} ms/s" for n in before
+        )
     )
     # the burst
     before, mine = bench.processes.cpu(), own_cpu()
@@ -440,6 +451,7 @@ def profile_burst(bench: Bench, args) -> None:
                     str(output),
                     "--duration",
                     "600",
+                    *(["--gil"] if args.profile_gil else []),
                 ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -562,6 +574,11 @@ def main() -> int:
     options.add_argument("--idle-seconds", type=float, default=3.0)
     options.add_argument("--profile", help="a folder: py-spy records a second burst into it")
     options.add_argument("--profile-rate", type=int, default=250, help="py-spy samples a second")
+    options.add_argument(
+        "--profile-gil",
+        action="store_true",
+        help="sample only the thread that holds the GIL (the serving process is GIL-bound)",
+    )
     args = options.parse_args()
     cases = args.cases.split(",")
     print(
