@@ -20,7 +20,26 @@ CATASTROPHIC = "^(a|a)+$"
 SUBJECT = "a" * 44 + "!"
 # OtterScript: `$ is a dollar sign
 SET = f'set $p = "{CATASTROPHIC.replace("$", "`$")}";\nset $s = "{SUBJECT}";\n'
-ENDS_WITHIN = REGEX_SECONDS + 1.5  # the limit, and the run's own work around it
+# The package counts the process's CPU time: the bound is on that (the run's own work on
+# top); wall time is bounded only loosely, as a machine busy with other tests (a load of 10 on 2
+# cores) hands the process a fraction of a core.
+CPU_WITHIN = REGEX_SECONDS + 1.0
+WALL_WITHIN = 5 * REGEX_SECONDS
+
+
+class Took:
+    """The wall and CPU time of the process inside it, checked against the limit."""
+
+    def __enter__(self) -> Took:
+        self.wall, self.cpu = time.monotonic(), time.process_time()
+        return self
+
+    def __exit__(self, *error) -> None:
+        self.wall, self.cpu = time.monotonic() - self.wall, time.process_time() - self.cpu
+
+    def within_limit(self) -> bool:
+        return self.cpu < CPU_WITHIN and self.wall < WALL_WITHIN
+
 
 FUNCTIONS = {
     "$MatchesRegex": "Log-Information $MatchesRegex($s, $p);",
@@ -31,10 +50,9 @@ FUNCTIONS = {
 
 @pytest.mark.parametrize("name", FUNCTIONS)
 async def test_patterns_catastrophic_function_fails_within_limit(run, name) -> None:
-    started = time.monotonic()
-    ran = await run(SET + FUNCTIONS[name] + "\nLog-Information never;")
-    took = time.monotonic() - started
-    assert took < ENDS_WITHIN, f"{name} took {took:.1f} s"
+    with Took() as took:
+        ran = await run(SET + FUNCTIONS[name] + "\nLog-Information never;")
+    assert took.within_limit(), f"{name} took {took.wall:.1f} s, {took.cpu:.1f} s of CPU"
     assert ran.status == "error" and "never" not in ran.info
     [error] = [m for m in ran.messages(Level.ERROR) if "took longer" in m]
     assert error.startswith(f"{name}: the regular expression took longer than")
@@ -54,16 +72,16 @@ async def test_patterns_issue_pattern_answers_at_once(run) -> None:
     # the issue's own example froze re for minutes; regex sees that (a+)+ cannot fail differently
     started = time.monotonic()
     ran = await run(f'Log-Information $MatchesRegex("{SUBJECT}", "^(a+)+`$");')
-    assert ran.info == ["false"] and time.monotonic() - started < 0.5
+    assert ran.info == ["false"] and time.monotonic() - started < 1.5
 
 
 async def test_patterns_exec_warn_regex_fails_the_operation(run) -> None:
-    started = time.monotonic()
-    ran = await run(
-        f"Exec sh (Arguments: -c 'echo {SUBJECT}', WarnRegex: '{CATASTROPHIC.replace('$', '`$')}');"
-        "\nLog-Information never;"
-    )
-    assert time.monotonic() - started < ENDS_WITHIN
+    with Took() as took:
+        ran = await run(
+            f"Exec sh (Arguments: -c 'echo {SUBJECT}', WarnRegex: '{CATASTROPHIC.replace('$', '`$')}');"
+            "\nLog-Information never;"
+        )
+    assert took.within_limit()
     assert ran.status == "error" and "never" not in ran.info
     assert any(
         m.startswith("WarnRegex: the regular expression took longer than")
@@ -73,12 +91,12 @@ async def test_patterns_exec_warn_regex_fails_the_operation(run) -> None:
 
 async def test_patterns_replace_text_fails_the_operation(run, tmp_path) -> None:
     (tmp_path / "a.txt").write_text(SUBJECT)
-    started = time.monotonic()
-    ran = await run(
-        f"Replace-Text (Include: a.txt, Directory: {tmp_path}, "
-        f"SearchText: '{CATASTROPHIC.replace('$', '`$')}', ReplaceWith: x, UseRegex: true);"
-    )
-    assert time.monotonic() - started < ENDS_WITHIN
+    with Took() as took:
+        ran = await run(
+            f"Replace-Text (Include: a.txt, Directory: {tmp_path}, "
+            f"SearchText: '{CATASTROPHIC.replace('$', '`$')}', ReplaceWith: x, UseRegex: true);"
+        )
+    assert took.within_limit()
     assert ran.status == "error"
     assert any("SearchText: the regular expression took longer" in m for m in ran.messages())
     assert (tmp_path / "a.txt").read_text() == SUBJECT
@@ -132,15 +150,15 @@ def test_patterns_timeout_lets_other_threads_run() -> None:
 
     ticker = threading.Thread(target=tick)
     ticker.start()
-    started = time.monotonic()
     try:
-        with pytest.raises(PatternTimeout):
+        with Took() as took, pytest.raises(PatternTimeout):
             pattern.search(SUBJECT)
     finally:
         stop.set()
         ticker.join()
-    assert 0.9 < time.monotonic() - started < 1.5
-    assert len(gaps) > 20 and max(gaps) < 0.2  # never held the GIL through the match
+    assert took.wall > 0.9 and took.cpu < 2.0
+    # the ticker kept ticking: the match never held the GIL for long (with re: one tick)
+    assert len(gaps) > 20 and max(gaps) < 0.5, (len(gaps), max(gaps))
 
 
 def test_patterns_long_pattern_is_cut_in_the_message() -> None:
