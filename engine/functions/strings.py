@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import re
@@ -195,8 +196,9 @@ def coalesce(call, *values):
     params=("text", "regex"),
     description="true when the text matches the regular expression (anywhere in it).",
 )
-def matches_regex(call, text, regex):
-    return "true" if _pattern(regex).search(_text(text, "text")) else "false"
+async def matches_regex(call, text, regex):
+    found = await _off_the_loop(_pattern(regex).search, _text(text, "text"))
+    return "true" if found else "false"
 
 
 # .NET substitutions in a replacement: $1, ${name}, $$ and $& (or $0).
@@ -226,9 +228,11 @@ def _substitute(template: str, match: Match) -> str:
     description="The text with each regular expression match replaced: $1 or ${name} stand for "
     "a group, $& for the match, $$ for a dollar sign.",
 )
-def regex_replace(call, text, expression, replace_with):
+async def regex_replace(call, text, expression, replace_with):
     template = _text(replace_with, "replaceWith")
-    return _pattern(expression).sub(lambda m: _substitute(template, m), _text(text, "text"))
+    return await _off_the_loop(
+        _pattern(expression).sub, lambda m: _substitute(template, m), _text(text, "text")
+    )
 
 
 @function(
@@ -239,9 +243,9 @@ def regex_replace(call, text, expression, replace_with):
     description="Every match of a regular expression, or of one of its groups (by number or "
     "name; matches where that group took no part are left out).",
 )
-def regex_find(call, text, expression, group=None):
+async def regex_find(call, text, expression, group=None):
     pattern = _pattern(expression)
-    matches = pattern.matches(_text(text, "text"))
+    matches = await _off_the_loop(pattern.matches, _text(text, "text"))
     name = to_text(group) if group is not None else ""
     if not name:
         return [m.group(0) for m in matches]
@@ -251,6 +255,13 @@ def regex_find(call, text, expression, group=None):
     ):
         return []
     return [m.group(key) for m in matches if m.group(key) is not None]
+
+
+async def _off_the_loop(match, *args):
+    """Match on a thread (the regex package lets go of the GIL meanwhile), so that a pattern
+    that runs to its time limit holds up neither the run's log, nor its heartbeat, nor a
+    cancel."""
+    return await asyncio.to_thread(match, *args)
 
 
 def _pattern(expression: Value) -> Pattern:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import replace
 
@@ -42,7 +43,10 @@ from engine.registry import REGISTRY, Operation
 from engine.values import KIND_NAMES, Value, describe, kind, to_text
 from engine.visitor import Visitor
 
-YIELD_EVERY = 100  # statements between two turns given back to the event loop
+# Statements between two turns given back to the event loop, and the longest the run keeps it
+# (statements that call slow functions, such as a regular expression that runs to its limit).
+YIELD_EVERY = 100
+YIELD_SECONDS = 0.05
 
 LOG_LEVELS = {
     "debug": Level.DEBUG,
@@ -78,6 +82,7 @@ class Handlers(Visitor[Awaitable[None]]):
         self.target_body = target_body
         self.cancelled = False  # the next statement raises Cancelled
         self._steps = 0
+        self._yielded = time.monotonic()  # when the run last gave the loop a turn
 
     async def body(
         self,
@@ -100,9 +105,11 @@ class Handlers(Visitor[Awaitable[None]]):
             if self.cancelled:
                 raise Cancelled("The execution was cancelled.")
             self._steps += 1
-            if self._steps % YIELD_EVERY == 0:
+            now = time.monotonic()
+            if self._steps % YIELD_EVERY == 0 or now - self._yielded > YIELD_SECONDS:
                 # statements that never wait would starve the loop: log storage, heartbeats,
                 # other executions' work and cancellation all run on it
+                self._yielded = now
                 await self.host.pace()
             try:
                 method = methods[type(statement)]

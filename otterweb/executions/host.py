@@ -3,6 +3,7 @@ execution started, rafts from the database, and the database log sink."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 
 from asgiref.sync import sync_to_async
@@ -111,8 +112,11 @@ class DjangoHost(Host):
         return host
 
     async def pace(self) -> None:
-        """Wait while the log sink is far behind: the run goes no faster than its log is stored."""
+        """Wait while the log sink is far behind: the run goes no faster than its log is stored.
+        Either way give the event loop a turn, so a run busy in its own loop still has its log
+        stored, and hears a cancel or its time limit."""
         await self.sink.wait_for_room()
+        await asyncio.sleep(0)
 
     # ---- inventory
 
