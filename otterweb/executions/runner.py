@@ -285,5 +285,6 @@ def close_execution(execution: Execution, message: str, *, status: str) -> None:
     append_entries(execution.pk, [line])  # with the log's counts and runs, as a sink stores
     execution.last_seq = last + 1
     execution.finish(status=status, drift=execution.drift, error=message)
+    remove_work_folder(execution.pk)  # its worker's, when that ran on this machine
     publish_status(execution)
     publish_complete(execution)

@@ -20,7 +20,7 @@ SLEEPER = "Log-Information started;\nSleep 60;\nLog-Information never;"
 @pytest.fixture
 def served(tmp_path):
     """A site of two workers, and its `manage.py serve` process."""
-    site = Site(tmp_path, OTTERWEB_WORKERS="2")
+    site = Site(tmp_path, OTTERWEB_WORKERS="2", OTTERWEB_WORK_DIR=str(tmp_path / "work"))
     log_path = tmp_path / "server.log"
     with open(log_path, "wb") as log:
         server = site.serve(log)
@@ -88,6 +88,8 @@ def test_e2e_runs_happen_in_worker_processes_never_in_the_serving_process(served
 def test_e2e_worker_killed_mid_run_closes_its_execution_at_once_and_is_replaced(served) -> None:
     site, server = served
     detail, worker = start_sleeper(site)
+    work_folder = site.data / "work" / f"execution-{detail['id']}"
+    assert work_folder.is_dir()
     os.kill(worker, signal.SIGKILL)
     killed = time.monotonic()
     # closed by the supervisor, not after the reaper's 30 seconds without a heartbeat
@@ -96,6 +98,7 @@ def test_e2e_worker_killed_mid_run_closes_its_execution_at_once_and_is_replaced(
     assert (detail["run_state"], detail["status"]) == ("completed", "error")
     line = last_line(site, detail["id"])
     assert line["level"] == "error" and "killed by SIGKILL" in line["message"]
+    assert not work_folder.exists()
     pool = until(lambda: len(workers_of(server)) == 2 and workers_of(server))
     assert worker not in pool
     # the pool runs executions again, and never ran "never"
