@@ -352,7 +352,28 @@ def _variables(trigger: Trigger, body: bytes) -> dict | None:
         raise ValidationError(
             "This trigger takes no variables: the template runs with its defaults."
         )
+    for name, value in variables.items():
+        if _holds_nul(name) or _holds_nul(value):
+            raise ValidationError(
+                f"The variable {name!r} holds a NUL character (U+0000), which no value may hold."
+            )
     return variables
+
+
+def _holds_nul(value) -> bool:
+    """Whether a text in ``value`` (JSON: text, lists, maps) holds U+0000, which PostgreSQL
+    cannot store."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str) and "\x00" in item:
+            return True
+        if isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 def _remember(trigger: Trigger, *, delivery_id: str, signature, now: datetime) -> TriggerDelivery:

@@ -141,6 +141,14 @@ def test_trigger_refuses_variables_the_template_does_not_declare(token_trigger) 
     assert not Execution.objects.exists()
 
 
+def test_trigger_refuses_a_nul_character_in_its_variables(token_trigger) -> None:
+    trigger, token = token_trigger
+    response = pull(trigger, token=token, body=b'{"variables": {"Version": "2\\u0000"}}')
+    assert response.status_code == 400
+    assert "'Version' holds a NUL character" in response.json()["detail"]
+    assert not Execution.objects.exists()
+
+
 @pytest.mark.parametrize(
     "body",
     [b"not json", b"[1, 2]", b'{"variables": [1]}', b'{"variabels": {"Version": "2"}}'],
