@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 ADDR ?= 127.0.0.1:8000
 
-.PHONY: setup static frontend migrate run services test lint bench clean
+.PHONY: setup static frontend migrate run services test test-fast frontend-test lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -58,11 +58,19 @@ lint: setup
 services:
 	scripts/services start
 
-test: setup lint services
-	cd frontend && $(WITH_NODE) npx tsc --noEmit && $(WITH_NODE) npx vitest run
+# `make test`: every test, then the web tests that use the database (marked `database` by
+# tests/conftest.py) again on PostgreSQL; the others do the same on either. `make test-fast`: the
+# same but the browser tests (marked `browser`) and the second database, for the quick loop.
+test: setup lint services frontend-test
 	$(VENV)/bin/pytest
-	@echo "The web tests again, on PostgreSQL:"
-	env $$(scripts/services env | grep DATABASE_URL) $(VENV)/bin/pytest tests/web
+	@echo "The web tests that use the database again, on PostgreSQL:"
+	env $$(scripts/services env | grep DATABASE_URL) $(VENV)/bin/pytest -m database tests/web
+
+test-fast: setup lint services frontend-test
+	$(VENV)/bin/pytest -m "not browser"
+
+frontend-test: setup
+	cd frontend && $(WITH_NODE) npx tsc --noEmit && $(WITH_NODE) npx vitest run
 
 bench: setup services
 	$(PY) bench/parse.py

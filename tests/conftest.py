@@ -55,3 +55,43 @@ def sshd():
             yield cluster
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# pytest-django's fixtures that open the test database: a test that uses none of them (nor the
+# django_db mark) cannot reach the database, which pytest-django blocks.
+DATABASE_FIXTURES = frozenset(
+    {
+        "db",
+        "transactional_db",
+        "django_db_reset_sequences",
+        "django_db_serialized_rollback",
+        "live_server",
+    }
+)
+
+
+def uses_database(item: pytest.Item) -> bool:
+    """Whether the test reaches the test database (SQLite, or PostgreSQL when the environment
+    names it): its behaviour may differ between the two, so `make test` runs it on both."""
+    return item.get_closest_marker("django_db") is not None or bool(
+        DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+    )
+
+
+def uses_browser(item: pytest.Item) -> bool:
+    """Whether the test's module drives Chromium (through tests/e2e/browser.py or Playwright)."""
+    module = getattr(item, "module", None)
+    return module is not None and any(
+        getattr(value, "__module__", "").startswith(("tests.e2e.browser", "playwright"))
+        for value in vars(module).values()
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks each test `database` and `browser` as it is (before `-m` selects by them)."""
+    for item in items:
+        if uses_database(item):
+            item.add_marker(pytest.mark.database)
+        if uses_browser(item):
+            item.add_marker(pytest.mark.browser)

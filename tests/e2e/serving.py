@@ -4,18 +4,23 @@ mode)."""
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,6 +30,28 @@ ROOT = Path(__file__).resolve().parents[2]
 LOCAL_SERVER = (
     "from otterweb.inventory.models import Server; Server.objects.create(name='localhost')"
 )
+
+# What a new site holds, made in one process (`manage.py shell`): the migrated database, the
+# superuser "ops" (DJANGO_SUPERUSER_PASSWORD), their API token (`manage.py create_token`, printed
+# last) and the local server. The management commands are called, not imitated.
+SEED = f"""
+import io
+from django.core.management import call_command
+call_command("migrate", interactive=False, verbosity=0)
+call_command("createsuperuser", interactive=False, username="ops", verbosity=0)
+token = io.StringIO()
+call_command("create_token", "ops", stdout=token, stderr=io.StringIO())
+{LOCAL_SERVER}
+from django.db import connections
+connections.close_all()
+print("TOKEN=" + token.getvalue().strip())
+"""
+
+# The environment that changes what the seed writes: a template is made once for each of their
+# values (and each checkout, and each backend).
+SEED_SETTINGS = ("OTTERWEB_SECRET_KEY", "OTTERWEB_ENCRYPTION_KEY", "OTTERWEB_TOKEN_TTL_DAYS")
+KEY_FILES = ("secret_key", "encryption_key")  # what prod settings generate into the data folder
+SQLITE_NAME = "otterweb.sqlite3"  # DATA_DIR / this, the embedded default (settings/base.py)
 
 
 def free_port() -> int:
@@ -43,9 +70,57 @@ def services() -> dict[str, str]:
     return dict(line.split("=", 1) for line in printed.splitlines())
 
 
+@dataclass(frozen=True)
+class Template:
+    """A seeded site to copy: a data folder with the keys (and, for SQLite, the database), the
+    PostgreSQL database to copy (distributed mode) and the superuser's token."""
+
+    folder: Path
+    token: str
+    database: str = ""
+
+
+_templates: dict[tuple, Template] = {}
+_templates_lock = threading.Lock()
+
+
+def seed(env: dict[str, str]) -> str:
+    """Seed the site that ``env`` names, in one process; the superuser's token."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "--no-imports", "-c", SEED],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode or "TOKEN=" not in done.stdout:
+        raise RuntimeError(f"seeding a site failed:\n{done.stdout[-3000:]}{done.stderr[-6000:]}")
+    return done.stdout.rsplit("TOKEN=", 1)[1].strip()
+
+
+def template_folder() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="otterweb-site-template-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def copy_keys(template: Template, data: Path) -> None:
+    """The template's keys into a new data folder, readable by its owner only (as generated)."""
+    data.mkdir(mode=0o700, parents=True, exist_ok=True)
+    data.chmod(0o700)
+    for name in KEY_FILES:
+        if (template.folder / name).exists():
+            shutil.copyfile(template.folder / name, data / name)
+            (data / name).chmod(0o600)
+
+
 class Site:
     """A fresh data directory with a migrated database, a superuser and their API token
-    (`manage.py create_token`)."""
+    (`manage.py create_token`), and the local server.
+
+    Each site has a data folder and a database of its own, copied from a template that is
+    seeded once per process (per checkout, backend and SEED_SETTINGS): migrate alone takes
+    seconds, a copy milliseconds."""
 
     def __init__(self, data: Path, **settings: str) -> None:
         self.data = data
@@ -59,10 +134,45 @@ class Site:
         }
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.manage("migrate", "--noinput")
-        self.manage("createsuperuser", "--noinput", "--username", "ops")
-        self.token = self.manage("create_token", "ops").strip()
-        self.manage("shell", "-c", LOCAL_SERVER)
+        self.token = self.make_database()
+
+    def template_key(self) -> tuple:
+        return (type(self).__name__, str(ROOT), *(self.env.get(name) for name in SEED_SETTINGS))
+
+    def template(self) -> Template:
+        """This process's template for a site like this one, seeded on first use."""
+        key = self.template_key()
+        with _templates_lock:
+            if key not in _templates:
+                _templates[key] = self.make_template()
+            return _templates[key]
+
+    def make_template(self) -> Template:
+        folder = template_folder()
+        token = seed({**self.env, "OTTERWEB_DATA_DIR": str(folder)})
+        database = folder / SQLITE_NAME
+        # one self-contained file: everything checkpointed from the write-ahead log
+        with sqlite3.connect(database) as connection:
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        connection.close()
+        return Template(folder, token)
+
+    def make_database(self) -> str:
+        """The seeded database and keys in the data folder; the superuser's token."""
+        if self.env.get("OTTERWEB_DATABASE_URL"):
+            # a database named by the environment (not one of its own): seeded where it is
+            return seed(self.env)
+        template = self.template()
+        copy_keys(template, self.data)
+        source = sqlite3.connect(template.folder / SQLITE_NAME)
+        target = sqlite3.connect(self.data / SQLITE_NAME)
+        try:
+            source.backup(target)
+            target.execute("PRAGMA journal_mode=WAL")  # as the settings ask, before any start
+        finally:
+            target.close()
+            source.close()
+        return template.token
 
     def manage(self, *args: str) -> str:
         return subprocess.run(
@@ -147,21 +257,52 @@ class DistributedSite(Site):
         urls = services()
         self.admin_url = urls["OTTERWEB_DATABASE_URL"]
         self.database = f"otterweb_{uuid.uuid4().hex[:12]}"
-        self._sql(f"create database {self.database}")
-        database_url = self.admin_url.rsplit("/", 1)[0] + "/" + self.database
         super().__init__(
             data,
-            OTTERWEB_DATABASE_URL=database_url,
+            OTTERWEB_DATABASE_URL=self.database_url(self.database),
             OTTERWEB_REDIS_URL=urls["OTTERWEB_REDIS_URL"],
             OTTERWEB_REDIS_PREFIX=self.database,
             **settings,
         )
 
-    def _sql(self, statement: str) -> None:
-        import psycopg
+    def database_url(self, name: str) -> str:
+        return self.admin_url.rsplit("/", 1)[0] + "/" + name
 
-        with psycopg.connect(self.admin_url, autocommit=True) as connection:
-            connection.execute(statement)
+    def template_key(self) -> tuple:
+        return (*super().template_key(), self.admin_url)
+
+    def make_template(self) -> Template:
+        """A seeded database of its own, dropped when this process ends (and by the next
+        process that finds it left by one that was killed)."""
+        drop_orphaned_templates(self.admin_url)
+        folder = template_folder()
+        database = f"otterweb_template_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+        _sql(self.admin_url, f"create database {database}")
+        atexit.register(_sql, self.admin_url, f"drop database if exists {database} with (force)")
+        token = seed(
+            {
+                **self.env,
+                "OTTERWEB_DATA_DIR": str(folder),
+                "OTTERWEB_DATABASE_URL": self.database_url(database),
+            }
+        )
+        return Template(folder, token, database)
+
+    def make_database(self) -> str:
+        template = self.template()
+        copy_keys(template, self.data)
+        for attempt in range(50):
+            try:
+                self._sql(f"create database {self.database} template {template.database}")
+                break
+            except Exception as error:  # noqa: BLE001 - the template still in use: once again
+                if "being accessed by other users" not in str(error) or attempt == 49:
+                    raise
+                time.sleep(0.1)
+        return template.token
+
+    def _sql(self, statement: str) -> None:
+        _sql(self.admin_url, statement)
 
     def serve(self, log=subprocess.DEVNULL) -> subprocess.Popen:
         process = self.start(
@@ -198,6 +339,37 @@ class DistributedSite(Site):
 
     def close(self) -> None:
         self._sql(f"drop database if exists {self.database} with (force)")
+
+
+def _sql(admin_url: str, statement: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        connection.execute(statement)
+
+
+def drop_orphaned_templates(admin_url: str) -> None:
+    """Drop the template databases of processes that are gone (killed before their exit)."""
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        names = connection.execute(
+            "select datname from pg_database where datname like 'otterweb\\_template\\_%'"
+        ).fetchall()
+        for (name,) in names:
+            pid = name.split("_")[2]
+            if pid.isdigit() and not _alive(int(pid)):
+                connection.execute(f"drop database if exists {name} with (force)")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def make_site(mode: str, data: Path, **settings: str) -> Site:
