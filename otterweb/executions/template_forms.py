@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django import forms
 from django.db.models import Q
+from django.utils.html import escape
 
 from otterweb.executions.models import JobTemplate, JobTemplatePrompt, Mode
 from otterweb.executions.services import PROMPT_FIELDS
@@ -143,7 +144,10 @@ def launch_form(template: JobTemplate, data=None) -> forms.Form:
 
 def prompt_field(prompt: JobTemplatePrompt) -> forms.Field:
     Type = JobTemplatePrompt.Type
-    common = {"label": prompt.name, "help_text": prompt.description}
+    # Django's field template prints help_text as HTML (|safe): a description is text, typed
+    # by whoever may change templates, so it is escaped here (escape() marks it safe, so the
+    # checkbox row's {{ field.help_text }} does not escape it twice).
+    common = {"label": prompt.name, "help_text": escape(prompt.description)}
     if prompt.type == Type.BOOLEAN:
         return forms.BooleanField(required=False, initial=prompt.default_text == "true", **common)
     if prompt.type == Type.CHOICE:

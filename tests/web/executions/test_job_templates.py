@@ -543,3 +543,18 @@ def test_template_form_refuses_no_targets_when_the_script_chooses_no_servers(
     response = admin_client.post(reverse("template-create"), form_data(plain, []))
     assert "main::plain does not choose its servers" in response.content.decode()
     assert not JobTemplate.objects.exists()
+
+
+def test_launch_page_escapes_prompt_descriptions(admin_client, item, web1) -> None:
+    payload = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+    prompts = [
+        {**PROMPTS[0], "description": payload},
+        {**PROMPTS[2], "description": payload},  # a checkbox: its own row template
+    ]
+    template = services.save_job_template(
+        name="Evil", raft_item=item, targeting="servers", servers=[web1], prompts=prompts
+    )
+    page = admin_client.get(reverse("template-launch", args=[template.pk])).content.decode()
+    assert "<img src=x" not in page and "<script>alert(2)" not in page
+    escaped = "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;"
+    assert page.count(escaped) == 2  # shown once for each prompt, as text, escaped once
