@@ -317,6 +317,17 @@ class CredentialAdmin(ThroughServices, admin.ModelAdmin):
     def has_secret(self, credential: Credential) -> bool:
         return credential.has_secret
 
+    # Staff who may only view get every form field as a read-only one, whose value the admin
+    # looks up on the admin before the object: these keep it from calling Credential.secret()
+    # and Credential.passphrase(), which decrypt. Nobody sees a stored secret in the admin.
+    @admin.display(description="Secret")
+    def secret(self, credential: Credential) -> str:
+        return MASK if credential.has_secret else ""
+
+    @admin.display(description="Passphrase")
+    def passphrase(self, credential: Credential) -> str:
+        return MASK if credential.has_passphrase else ""
+
     def save_model(self, request, obj, form, change) -> None:
         data = form.cleaned_data
         services.save_credential(

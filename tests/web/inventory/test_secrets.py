@@ -349,6 +349,30 @@ def test_admin_view_only_staff_sees_sensitive_variables_masked(
     assert "8080" in port.content.decode()  # an ordinary value is shown as it is
 
 
+def test_admin_view_only_staff_never_sees_a_credential_secret(client, user_with) -> None:
+    key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAZQXJkey\n"
+    credentials = [
+        inventory.save_credential(
+            name="deploy-key",
+            kind="private_key",
+            username="deploy",
+            secret=key,
+            passphrase="pass-ZQXJphrase",
+        ),
+        inventory.save_credential(
+            name="db", kind="password", username="sa", secret="pw-ZQXJsecret"
+        ),
+    ]
+    client.force_login(user_with("inventory.view_credential", username="viewer", is_staff=True))
+    for credential in credentials:
+        url = reverse("admin:inventory_credential_change", args=[credential.pk])
+        response = client.get(url)
+        page = response.content.decode()
+        assert response.status_code == 200 and credential.name in page
+        assert "ZQXJ" not in page, page[page.find("ZQXJ") - 200 : page.find("ZQXJ") + 50]
+        assert "********" in page  # that a secret is stored is shown, never what it is
+
+
 def test_migration_encrypts_existing_sensitive_values(db) -> None:
     from importlib import import_module
 
