@@ -52,8 +52,9 @@ def environment_name(call):
     description="An environment variable of the server in context, as its processes see it "
     "(empty when unset).",
 )
-def environment_variable(call, name):
-    return call.host.agent_environment(call.context.server).get(to_text(name), "")
+async def environment_variable(call, name):
+    variables = await (await call.agent()).environment_variables()
+    return variables.get(to_text(name), "")
 
 
 @function(

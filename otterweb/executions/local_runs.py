@@ -1,15 +1,21 @@
 """Runs on the local server (a server whose agent is ``local``: this machine): which OS user
-they run as, the working folder of each execution, and the process groups they start.
+they run as, the working folder of each execution, and the processes they start.
 
 Running on the local server is a permission of its own (``executions.run_on_local_server``):
-"may start executions" does not imply it. Local processes run as an unprivileged OS user
-(``OTTERWEB_RUN_AS_USER``; ``otterweb-run``, made by ``make setup``, when OtterWeb runs as root),
-in a folder of their execution's own, with none of the server's ``OTTERWEB_*``, ``DJANGO_*`` or
-``CELERY_*`` variables. Each process group is recorded in the data folder while it runs, so that
-the housekeeper kills what a killed worker left behind once its execution is closed."""
+"may start executions" does not imply it. Everything a local run does to the machine (processes,
+files, HTTP requests) is done by the local agent's helper process, which runs as an unprivileged
+OS user (``OTTERWEB_RUN_AS_USER``; ``otterweb-run``, made by ``make setup``, when OtterWeb runs
+as root) with that user's groups only, in a folder of its execution's own, with none of the
+server's ``OTTERWEB_*``, ``DJANGO_*`` or ``CELERY_*`` variables (engine/agents/local.py).
+
+Every local process carries its execution's id (``OTTER_EXECUTION_ID``) and this OtterWeb's
+(``OTTER_INSTANCE``) in its environment, and each process group is recorded in the data folder
+while it runs: the helper kills what a run started when it ends, and the housekeeper kills what
+a killed worker left behind once its execution is closed, wherever it went (``kill_orphans``)."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import pwd
@@ -19,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
+from django.db import connection
 
 from engine import AgentError, LocalAgent, run_environment
 
@@ -26,8 +33,10 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_RUN_USER = "otterweb-run"
 PERMISSION = "executions.run_on_local_server"
-# in the environment of every local process: which execution started it
+# in the environment of every local process: which execution started it, and which OtterWeb (its
+# data folder and database: several can share a machine, and test runs share execution ids)
 MARKER = "OTTER_EXECUTION_ID"
+INSTANCE = "OTTER_INSTANCE"
 
 
 def may_run_locally(user) -> bool:
@@ -55,6 +64,7 @@ def local_agent(server: str, execution_id: str, working_directory: str) -> Local
         )
     environment = run_environment(user=user)
     environment[MARKER] = execution_id
+    environment[INSTANCE] = instance()
     return LocalAgent(
         server,
         user=user,
@@ -91,7 +101,23 @@ def remove_work_folder(execution_id: int) -> None:
     )
 
 
-# ---- process groups
+def instance() -> str:
+    """This OtterWeb's mark: its data folder and its database, hashed."""
+    database = connection.settings_dict
+    where = "|".join(
+        str(part)
+        for part in (
+            Path(settings.DATA_DIR).resolve(),
+            connection.vendor,
+            database.get("NAME"),
+            database.get("HOST"),
+            database.get("PORT"),
+        )
+    )
+    return hashlib.sha256(where.encode()).hexdigest()[:16]
+
+
+# ---- processes
 
 
 def _records() -> Path:
@@ -120,48 +146,70 @@ def process_recorder(execution_id: str) -> Callable[[int, bool], None]:
 
 def kill_orphans(is_running: Callable[[int], bool]) -> list[int]:
     """Kill the processes left by executions that are no longer running (``is_running`` says
-    which still are): the members of their recorded process groups that carry the execution's
-    marker, so that a group number used again by an unrelated process is never touched.
-    Returns the process ids killed."""
+    which still are): every process whose environment carries such an execution's marker and
+    this OtterWeb's (wherever it went: another process group, another session), and the marked
+    members of the execution's recorded process groups. A process of another OtterWeb, or a
+    group number used again by an unrelated process, is never touched. Returns the process ids
+    killed."""
     folder = _records()
-    if not folder.is_dir():
-        return []
-    killed: list[int] = []
-    for path in folder.glob("execution-*"):
+    recorded: dict[str, set[int]] = {}
+    for path in folder.glob("execution-*") if folder.is_dir() else []:
         execution_id = path.name.removeprefix("execution-")
-        if not execution_id.isdigit() or is_running(int(execution_id)):
+        if execution_id.isdigit():
+            recorded[execution_id] = {
+                int(line) for line in path.read_text().split() if line.isdigit()
+            }
+    verdicts: dict[str, bool] = {}
+
+    def lost(execution_id: str) -> bool:
+        if execution_id not in verdicts:
+            verdicts[execution_id] = not is_running(int(execution_id))
+        return verdicts[execution_id]
+
+    ours = instance()
+    killed: dict[str, list[int]] = {}
+    for pid, group, environment in _marked():
+        execution_id = environment.get(MARKER, "")
+        if not execution_id.isdigit() or not lost(execution_id):
             continue
-        groups = {int(line) for line in path.read_text().split() if line.isdigit()}
-        left = []
-        for pid in _members(groups, f"{MARKER}={execution_id}"):
+        if environment.get(INSTANCE) == ours or group in recorded.get(execution_id, ()):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 continue
-            left.append(pid)
-        if left:
-            logger.warning(
-                "execution=%s processes=%s message='killed processes left by a lost execution'",
-                execution_id,
-                ",".join(map(str, left)),
-            )
-        killed.extend(left)
-        path.unlink(missing_ok=True)
-    return killed
+            killed.setdefault(execution_id, []).append(pid)
+    for execution_id, pids in killed.items():
+        logger.warning(
+            "execution=%s processes=%s message='killed processes left by an execution that "
+            "is no longer running'",
+            execution_id,
+            ",".join(map(str, pids)),
+        )
+    for execution_id in recorded:
+        if lost(execution_id):
+            (folder / f"execution-{execution_id}").unlink(missing_ok=True)
+    return [pid for pids in killed.values() for pid in pids]
 
 
-def _members(groups: set[int], marker: str) -> list[int]:
-    """The processes in ``groups`` whose environment has ``marker`` (Linux's /proc)."""
+def _marked() -> list[tuple[int, int, dict[str, str]]]:
+    """Each process (but this one) whose environment names an execution: its id, its process
+    group and the marker variables (Linux's /proc)."""
     found = []
-    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else []:
-        if not entry.name.isdigit():
+    proc = Path("/proc")
+    for entry in proc.iterdir() if proc.is_dir() else []:
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
+            raw = (entry / "environ").read_bytes()
+            if MARKER.encode() not in raw:
+                continue
             group = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2])
-            if group in groups and marker in (entry / "environ").read_bytes().decode(
-                "utf-8", "replace"
-            ).split("\0"):
-                found.append(int(entry.name))
         except (OSError, IndexError, ValueError):
             continue  # gone meanwhile, or not ours to read
+        variables = {}
+        for item in raw.split(b"\0"):
+            name, _, value = item.partition(b"=")
+            if name in (MARKER.encode(), INSTANCE.encode()):
+                variables[name.decode()] = value.decode("utf-8", "replace")
+        found.append((int(entry.name), group, variables))
     return found

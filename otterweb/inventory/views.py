@@ -4,6 +4,9 @@ variables of each scope, and the global ones, added, changed and deleted on thei
 
 from __future__ import annotations
 
+import os
+import pwd
+
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -19,6 +22,7 @@ from django.views.generic import (
 )
 
 from engine import MASK, fingerprint, to_text
+from otterweb.executions.local_runs import run_as_user
 from otterweb.inventory import checks, selectors, services
 from otterweb.inventory.forms import (
     CredentialForm,
@@ -266,7 +270,20 @@ class ServerDetailView(InventoryPage, VariablesMixin, DetailView):
             context["resolved"] = resolved_rows(server)
         if user.has_perm("executions.view_execution"):
             context["executions"] = selectors.recent_executions(server=server)
+        if server.agent_type == Server.AgentType.LOCAL:
+            context["local_runs"] = local_runs()
         return context
+
+
+def local_runs() -> dict:
+    """Who runs on the local server act as: the OS user, whether that is OtterWeb's own (who
+    can read its data folder), and whether OtterWeb can switch to it at all."""
+    run_user = run_as_user()
+    return {
+        "user": run_user or pwd.getpwuid(os.geteuid()).pw_name,
+        "own": run_user is None,
+        "cannot_switch": run_user is not None and os.geteuid() != 0,
+    }
 
 
 class ServerSshAction(InventoryPage, View):

@@ -91,6 +91,7 @@ class SshAgent:
         self.server = target.server
         self.target = target
         self._connection = connection
+        self._variables: dict[str, str] | None = None
 
     # ---- processes
 
@@ -353,6 +354,26 @@ class SshAgent:
             raise AgentError(
                 f"the HTTP request from {self.server} gave no answer to read ({error})"
             ) from None
+
+    async def environment_variables(self) -> dict[str, str]:
+        """What ``env -0`` prints on the server (the login's environment, as commands see it),
+        read once per agent."""
+        if self._variables is None:
+            lines: list[str] = []
+
+            def keep(line: str, is_error: bool) -> None:
+                if not is_error:
+                    lines.append(line)
+
+            code = await self.run(["env", "-0"], on_output=keep)
+            if code != 0:
+                raise AgentError(
+                    f"cannot read the environment of {self.server}: env exited with code {code}"
+                )
+            self._variables = dict(
+                entry.partition("=")[::2] for entry in "\n".join(lines).split("\0") if "=" in entry
+            )
+        return dict(self._variables)
 
     def join(self, *parts: str) -> str:
         return posixpath.join(*parts)
