@@ -11,12 +11,11 @@ import asyncio
 import os
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from engine.agents import Agent, LocalAgent, SshConnections, SshTarget
-from engine.agents.local import run_environment
 from engine.interpreter.logs import LogSink, NullSink
 from engine.values import Value
 
@@ -136,11 +135,6 @@ class Host:
         """A connection to ``server``. The engine closes agents it asked for when the run ends
         (and at the end of a ``with isolation`` block)."""
         return LocalAgent(server)
-
-    def agent_environment(self, server: str) -> Mapping[str, str]:
-        """The environment variables the processes of ``server``'s agent see (what
-        ``$EnvironmentVariable`` reads): never the server's own settings."""
-        return run_environment()
 
     def working_directory_of(self, server: str) -> str:
         """The folder relative paths start from on ``server`` (the login folder of an SSH

@@ -1,8 +1,9 @@
 """A run on the local server acts as the run user, not as OtterWeb: someone with only the right to
 run there tries every file operation and every function that reads the disk against OtterWeb's
 data folder (its keys, its database, the first administrator's password) and against a 0700 root
-folder. All are refused with an error naming the path, nothing is read, nothing is written.
-(The local agent's helper: engine/agents/local.py; tests/engine/test_local_agent.py.)"""
+folder. All are refused with an error naming the path, nothing is read, nothing is written. The
+local server's page says whom runs act as; the housekeeper kills what a lost run left wherever it
+went. (The local agent's helper: engine/agents/local.py; tests/engine/test_local_agent.py.)"""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import os
 import pwd
 import shutil
 import sqlite3
+import subprocess
 import tempfile
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -21,8 +24,9 @@ from django.db import connection
 from django.urls import reverse
 
 from otterweb.accounts import first_admin
+from otterweb.executions.local_runs import INSTANCE, MARKER, instance
 from otterweb.executions.models import Execution, LogEntry
-from otterweb.executions.runner import run_execution
+from otterweb.executions.runner import kill_orphans, run_execution
 from otterweb.executions.services import create_job
 from otterweb.inventory.models import Server
 from otterweb.settings.keys import data_folder, encryption_key, secret_key
@@ -245,3 +249,27 @@ def test_isolation_the_local_server_page_says_whom_runs_act_as(client_with, sett
     assert "own OS user" not in page
     page = client.get(reverse("server-detail", args=[ssh.name])).content.decode()
     assert "Runs act as" not in page
+
+
+def test_isolation_kill_orphans_finds_marked_processes_in_any_group_or_session() -> None:
+    Server.objects.create(name="here")
+    execution = create_job(script="SHExec sleep 60;", servers=["here"])
+    Execution.objects.filter(pk=execution.pk).update(run_state=Execution.RunState.COMPLETED)
+    marked = {**os.environ, MARKER: str(execution.pk)}
+    # left by a lost execution, in a session of its own that no record names
+    escaped = subprocess.Popen(
+        ["sleep", "60"], start_new_session=True, env={**marked, INSTANCE: instance()}
+    )
+    # the same execution id, of another OtterWeb on this machine: not ours to kill
+    foreign = subprocess.Popen(
+        ["sleep", "60"], start_new_session=True, env={**marked, INSTANCE: "another-otterweb"}
+    )
+    try:
+        assert kill_orphans() == [escaped.pid]
+        assert escaped.wait(timeout=5) == -9
+        time.sleep(0.1)
+        assert foreign.poll() is None
+    finally:
+        for process in (escaped, foreign):
+            process.kill()
+            process.wait()
