@@ -24,7 +24,7 @@ from engine.agents import (
     probe,
 )
 from engine.agents.local import run_environment
-from engine.ast import Script, targets_servers
+from engine.ast import Script, called_modules, named_targets, targets_servers
 from engine.blocks import RAW, STATEMENT_TYPES, BlocksError, from_blocks, to_blocks
 from engine.checks import check
 from engine.configuration import (
@@ -95,6 +95,7 @@ __all__ = [
     "SshConnections",
     "SshTarget",
     "Value",
+    "called_modules",
     "check",
     "combine_plan",
     "fingerprint",
@@ -105,6 +106,7 @@ __all__ = [
     "json_loads",
     "kind",
     "literal_value",
+    "named_targets",
     "parse",
     "probe",
     "remediation_outline",

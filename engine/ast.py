@@ -509,6 +509,31 @@ def targets_servers(script: Node) -> bool:
     )
 
 
+def named_targets(script: Node) -> list[tuple[str, str]]:
+    """The servers and roles a script names itself, as (``server`` or ``role``, name): each
+    ``for server``/``for role`` block whose name is plain text, and each plain-text item of a
+    ``foreach server``/``foreach role`` loop over a list written in place. A name computed at
+    run time (``for server $Name``) is not known here."""
+    found: list[tuple[str, str]] = []
+    for node in script.walk():
+        if isinstance(node, SetContext) and node.context in ("server", "role"):
+            values: tuple = (node.value,)
+        elif isinstance(node, ContextIteration) and node.context in ("server", "role"):
+            values = node.source.items if isinstance(node.source, Vector) else ()
+        else:
+            continue
+        for value in values:
+            text = value.literal if isinstance(value, Scalar) else None
+            if text:
+                found.append((node.context, text))
+    return found
+
+
+def called_modules(script: Node) -> list[tuple[str | None, str]]:
+    """The modules a script calls, as (raft or None, name)."""
+    return [(node.raft, node.name) for node in script.walk() if isinstance(node, CallModule)]
+
+
 def node_types() -> list[type[Node]]:
     """Every concrete node type, for tests that each visitor handles them all."""
     found: dict[str, type[Node]] = {}

@@ -102,10 +102,14 @@ class JobTemplateSerializer(serializers.ModelSerializer):
         return prompts
 
     def create(self, data) -> JobTemplate:
-        return services.save_job_template(**self._arguments(data, JobTemplate()))
+        user = self.context["request"].user
+        return services.save_job_template(user=user, **self._arguments(data, JobTemplate()))
 
     def update(self, template, data) -> JobTemplate:
-        return services.save_job_template(template=template, **self._arguments(data, template))
+        user = self.context["request"].user
+        return services.save_job_template(
+            template=template, user=user, **self._arguments(data, template)
+        )
 
     def _arguments(self, data: dict, template: JobTemplate) -> dict:
         """Everything save_job_template takes: what was sent, the rest as the template has it

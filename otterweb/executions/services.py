@@ -18,6 +18,7 @@ from otterweb.inventory.models import Server
 from otterweb.inventory.selectors import servers_for
 from otterweb.parse_errors import parse_failure
 from otterweb.rafts.models import RaftItem
+from otterweb.schedules.owners import check_template_change
 
 NO_TARGETS = (
     "Choose servers or roles to run on, or target servers in the script with a "
@@ -223,11 +224,14 @@ def save_job_template(
     mode: str = Mode.EXECUTE,
     simulate: bool = False,
     prompts: list[dict] | None = None,
+    user=None,
 ) -> JobTemplate:
     """Make a job template, or change ``template``: its fields, its targets (only those its
     targeting uses are kept) and, if given, its prompts in order, replacing the ones it had
     (each a dict of name, type, default, required, choices, description). Raises
-    ValidationError, by field, for anything that does not fit, before anything is saved."""
+    ValidationError, by field, for anything that does not fit, before anything is saved.
+    ``user``: who changes it, who needs the rights the runs of its schedules and triggers need
+    (None: OtterWeb itself)."""
     template = template or JobTemplate()
     template.name, template.description, template.raft_item = name, description, raft_item
     template.targeting, template.mode, template.simulate = targeting, mode, simulate
@@ -269,6 +273,7 @@ def save_job_template(
     template.servers.set(servers)
     template.roles.set(roles)
     template.environments.set(environments)
+    check_template_change(template=template, user=user)
     if rows is not None:
         template.prompt_fields.all().delete()
         for row in rows:

@@ -67,6 +67,7 @@ class JobTemplateEditView(LoginRequiredMixin, PermissionRequiredMixin, TemplateV
                     mode=data["mode"],
                     simulate=data["simulate"],
                     prompts=prompts.kept(),
+                    user=request.user,
                 )
             except ValidationError as error:
                 add_errors(form, error)

@@ -1,5 +1,5 @@
-from django.contrib import admin
-from django.core.exceptions import PermissionDenied
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -73,6 +73,10 @@ class RaftItemAdmin(admin.ModelAdmin):
     readonly_fields = ["updated"]
     inlines = [VersionInline]
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        return type(form.__name__, (form,), {"user": request.user})
+
     def save_model(self, request, obj, form, change) -> None:
         """Through the services (the form has checked the text with them): a rename or move
         first, then the text, which makes a version when it changed."""
@@ -145,5 +149,9 @@ class RaftItemVersionAdmin(admin.ModelAdmin):
     )
     def restore(self, request, queryset) -> None:
         for version in queryset:
-            services.restore_version(version=version, author=request.user)
+            try:
+                services.restore_version(version=version, author=request.user)
+            except ValidationError as error:
+                self.message_user(request, " ".join(error.messages), messages.ERROR)
+                continue
             self.message_user(request, f"{version.item} is back to version {version.number}.")

@@ -10,6 +10,7 @@ from otterweb.executions.models import Mode
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.rafts import services
 from otterweb.rafts.models import Raft, RaftItem
+from otterweb.schedules.owners import check_item_change
 
 
 def add_errors(form: forms.Form, error: ValidationError) -> None:
@@ -129,6 +130,7 @@ class RaftItemAdminForm(forms.ModelForm):
     beside the text and the text kept, through the check the services make."""
 
     content = ContentField()
+    user = None  # who saves it: the admin sets it (RaftItemAdmin.get_form)
 
     class Meta:
         model = RaftItem
@@ -147,6 +149,11 @@ class RaftItemAdminForm(forms.ModelForm):
                 services.check_content(
                     kind=data["kind"], content=data["content"], name=f"{raft.name}::{name}"
                 )
+            except ValidationError as error:
+                add_errors(self, error)
+        if self.instance.pk and "content" in data and not self.errors:
+            try:  # the rights that the runs of its schedules and triggers need
+                check_item_change(item=self.instance, content=data["content"], user=self.user)
             except ValidationError as error:
                 add_errors(self, error)
         return data

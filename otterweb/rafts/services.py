@@ -15,6 +15,7 @@ from otterweb.executions.services import create_job
 from otterweb.parse_errors import parse_failure
 from otterweb.rafts import selectors
 from otterweb.rafts.models import Raft, RaftItem, RaftItemDraft, RaftItemVersion
+from otterweb.schedules.owners import check_item_change
 
 # The segment that separates an item's name from the page it is on in the raft URLs
 # (/rafts/main/deploy/-/edit/): no raft and no segment of an item's name may be it.
@@ -165,11 +166,15 @@ def save_item(
     when the content is what it was). An OtterScript script or module that does not parse is
     refused with its diagnostics. With ``base_version`` (the version the change was made
     from), a change of an item that has a newer version is refused (:class:`StaleBaseVersion`)
-    unless it is that version's content: nothing is overwritten unseen."""
+    unless it is that version's content: nothing is overwritten unseen. Changing an item that
+    schedules or triggers run needs the rights their runs need (``author``'s; None: OtterWeb
+    itself)."""
     check_content(kind=kind, content=content, name=f"{raft.name}::{name}")
     item, _created = RaftItem.objects.select_for_update().get_or_create(
         raft=raft, name=name, defaults={"kind": kind}
     )
+    if not _created:
+        check_item_change(item=item, content=content, user=author)
     if base_version is not None and not _created:
         conflict = selectors.version_conflict(item=item, base_version=base_version, content=content)
         if conflict is not None:

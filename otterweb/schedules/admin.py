@@ -22,7 +22,7 @@ class ScheduleAdmin(admin.ModelAdmin):
     list_filter = ["kind", "enabled", "time_zone"]
     search_fields = ["name", "description", "cron"]
     readonly_fields = ["next_run", "last_fired", "last_execution", "last_error", "created"]
-    readonly_fields += ["created_by", "updated"]
+    readonly_fields += ["owner", "created_by", "updated"]
     list_select_related = ["template", "environment"]
     actions = ["enable", "disable"]
 
@@ -87,9 +87,9 @@ class TriggerAdmin(admin.ModelAdmin):
     list_filter = ["kind", "enabled", "allow_variables"]
     search_fields = ["name", "template__name"]
     fields = ["id", "template", "name", "kind", "allow_variables", "enabled"]
-    fields += ["created_by", "created", "last_used", "last_execution"]
-    readonly_fields = ["id", "template", "kind", "created_by", "created", "last_used"]
-    readonly_fields += ["last_execution"]
+    fields += ["owner", "created_by", "created", "last_used", "last_execution", "last_error"]
+    readonly_fields = ["id", "template", "kind", "owner", "created_by", "created", "last_used"]
+    readonly_fields += ["last_execution", "last_error"]
     inlines = [TriggerDeliveryInline]
 
     def has_add_permission(self, request) -> bool:

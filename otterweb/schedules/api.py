@@ -55,10 +55,16 @@ class ScheduleSerializer(serializers.ModelSerializer):
         read_only=True, help_text='The expression in words, when it is a common one ("" else).'
     )
     runs = serializers.CharField(read_only=True, help_text="What it runs, in words.")
+    owner = serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        help_text="Whose behalf its runs start on: who last saved it.",
+    )
 
     class Meta:
         model = Schedule
         read_only_fields = [
+            "owner",
             "next_run",
             "last_fired",
             "last_execution",
@@ -106,6 +112,9 @@ class ScheduleViewSet(viewsets.ModelViewSet):
 class TriggerSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField(help_text="Where to POST to run the template.")
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    owner = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, help_text="Whose behalf its runs start on."
+    )
 
     class Meta:
         model = Trigger
@@ -118,11 +127,20 @@ class TriggerSerializer(serializers.ModelSerializer):
             "enabled",
             "url",
             "created_by",
+            "owner",
             "created",
             "last_used",
             "last_execution",
+            "last_error",
         ]
-        read_only_fields = ["template", "enabled", "created", "last_used", "last_execution"]
+        read_only_fields = [
+            "template",
+            "enabled",
+            "created",
+            "last_used",
+            "last_execution",
+            "last_error",
+        ]
         validators: list = []
 
     def get_url(self, trigger: Trigger) -> str:
@@ -247,7 +265,10 @@ class TriggerPullView(APIView):
         parameters=[OpenApiParameter("token", str, description="A token trigger's token.")],
         responses={
             202: TriggerStartedSerializer,
-            400: OpenApiResponse(description="Variables the template or trigger does not take."),
+            400: OpenApiResponse(
+                description="Variables the template or trigger does not take; or the "
+                "trigger's owner may not run the template now (the reason is its last_error)."
+            ),
             403: OpenApiResponse(description="Not accepted: the token or signature."),
             409: OpenApiResponse(description="A delivery received before."),
             429: OpenApiResponse(description="Too many calls of this trigger."),

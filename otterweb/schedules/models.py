@@ -71,6 +71,15 @@ class Schedule(models.Model):
         on_delete=models.SET_NULL,
         related_name="schedules",
     )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="owned_schedules",
+        help_text="Whose behalf its runs start on, with whose rights (checked at every "
+        "firing): who last saved it. A job schedule without one does not run.",
+    )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -145,11 +154,21 @@ class Trigger(models.Model):
         on_delete=models.SET_NULL,
         related_name="triggers",
     )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="owned_triggers",
+        help_text="Whose behalf its runs start on, with whose rights (checked at every call): "
+        "who made it. A trigger without one does not run.",
+    )
     created = models.DateTimeField(auto_now_add=True)
     last_used = models.DateTimeField(null=True, blank=True)
     last_execution = models.ForeignKey(
         Execution, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    last_error = models.TextField(blank=True, help_text="Why its last accepted call ran nothing.")
 
     class Meta:
         ordering = ["template", "name", "created"]

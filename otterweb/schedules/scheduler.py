@@ -21,6 +21,7 @@ from django.utils import timezone
 from otterweb.configuration.services import start_routine_check
 from otterweb.executions.models import Execution
 from otterweb.executions.services import launch_template
+from otterweb.schedules import owners
 from otterweb.schedules.cron import next_time
 from otterweb.schedules.models import Schedule
 
@@ -40,7 +41,7 @@ def fire_due(*, now: datetime | None = None) -> list[int]:
     _plan_unplanned(now)
     fired = []
     due = Schedule.objects.filter(enabled=True, next_run__lte=now).select_related(
-        "template", "environment"
+        "template", "environment", "owner"
     )
     for schedule in due.order_by("next_run", "pk"):
         # the claim and the start commit together: a process that dies between them (or while
@@ -105,8 +106,13 @@ def fire(schedule: Schedule, *, now: datetime) -> Execution | None:
 
 def _start(schedule: Schedule) -> Execution | None:
     if schedule.kind == Schedule.Kind.JOB:
+        # on the owner's behalf, with the owner's rights as they are now, against the
+        # template's targets and script as they are now
+        owners.check_owner(
+            owner=schedule.owner, template=schedule.template, what=f"The schedule {schedule.name}"
+        )
         return launch_template(
-            template=schedule.template, requested_by=None, variables=schedule.variables
+            template=schedule.template, requested_by=schedule.owner, variables=schedule.variables
         )
     # one execution per group of servers checked alike: the schedule links the first
     executions = start_routine_check(environment=schedule.environment)

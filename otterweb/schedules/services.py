@@ -13,11 +13,10 @@ from django.utils import timezone
 from engine import json_loads
 from otterweb.executions.local_runs import may_run_locally
 from otterweb.executions.models import Execution, JobTemplate
-from otterweb.executions.services import launch_template, prompt_answers, template_targets
-from otterweb.inventory.models import Environment, Server
+from otterweb.executions.services import launch_template, prompt_answers
+from otterweb.inventory.models import Environment
 from otterweb.inventory.secrets import decrypt, encrypt
-from otterweb.inventory.selectors import servers_for
-from otterweb.schedules import signing
+from otterweb.schedules import owners, signing
 from otterweb.schedules.cron import next_time, normalized
 from otterweb.schedules.models import Schedule, Trigger, TriggerDelivery
 
@@ -86,9 +85,11 @@ def check_schedule(
     """``schedule`` (or a new one) with these fields, checked, not saved. A job schedule runs
     ``template`` with ``variables`` (values for its prompts, checked as a run checks them); a
     configuration schedule checks ``environment``'s servers (None: the global one). ``user``:
-    who makes or changes it, who must be allowed to run the template's targets. Raises
-    ValidationError, by field."""
+    who makes or changes it, who must be allowed to run the template's targets, and who
+    becomes its owner (its runs start on their behalf). Raises ValidationError, by field."""
     schedule = schedule or Schedule(created_by=user)
+    if user is not None:
+        schedule.owner = user
     schedule.name, schedule.description, schedule.kind = name, description, kind
     schedule.cron, schedule.time_zone, schedule.enabled = normalized(cron), time_zone, enabled
     if kind == Schedule.Kind.JOB:
@@ -176,15 +177,12 @@ def checked_variables(*, template: JobTemplate, variables: dict | None) -> dict:
 
 
 def check_may_run(*, user, template: JobTemplate) -> None:
-    """A schedule or trigger runs as OtterWeb itself: whoever makes one for a template that runs
-    on the local server (OtterWeb's machine) needs the permission to run there."""
+    """A schedule or trigger runs on its owner's behalf: whoever makes one for a template that
+    runs on the local server (OtterWeb's machine) needs the permission to run there. (The
+    owner's rights are checked again at every firing: owners.check_owner.)"""
     if user is None or may_run_locally(user):
         return
-    local = [
-        server.name
-        for server in servers_for(**template_targets(template=template))
-        if server.agent_type == Server.AgentType.LOCAL
-    ]
+    local = owners.local_targets(template=template)
     if local:
         raise ValidationError(
             f"The template runs on {', '.join(local)}, OtterWeb's own machine: that needs the "
@@ -212,6 +210,7 @@ def create_trigger(
         kind=kind,
         allow_variables=allow_variables,
         created_by=created_by,
+        owner=created_by,
     )
     if kind == Trigger.Kind.TOKEN:
         trigger.token_digest = signing.digest(secret)
@@ -260,7 +259,7 @@ def pull_trigger(
     is refused. Raises NotAccepted, Replayed, or ValidationError (bad variables); then nothing
     runs."""
     now = now or timezone.now()
-    trigger = Trigger.objects.select_related("template").filter(pk=trigger_id).first()
+    trigger = Trigger.objects.select_related("template", "owner").filter(pk=trigger_id).first()
     reason = _refusal(
         trigger, token=token, signature=signature, timestamp=timestamp, body=body, now=now
     )
@@ -278,20 +277,29 @@ def pull_trigger(
                 delivery = _remember(trigger, delivery_id=delivery_id, signature=signature, now=now)
             else:
                 delivery = None
+            # on the owner's behalf, with the owner's rights as they are now, against the
+            # template's targets and script as they are now
+            owners.check_owner(
+                owner=trigger.owner, template=trigger.template, what=f"The trigger {trigger.name}"
+            )
             execution = launch_template(
-                template=trigger.template, requested_by=None, variables=variables
+                template=trigger.template, requested_by=trigger.owner, variables=variables
             )
             if delivery is not None:
                 delivery.execution = execution
                 delivery.save(update_fields=["execution"])
-            Trigger.objects.filter(pk=trigger.pk).update(last_used=now, last_execution=execution)
+            Trigger.objects.filter(pk=trigger.pk).update(
+                last_used=now, last_execution=execution, last_error=""
+            )
     except ValidationError as error:
+        reason = " ".join(error.messages)
         logger.warning(
             "trigger=%s template=%s message='refused: %s'",
             trigger.pk,
             trigger.template_id,
-            " ".join(error.messages)[:500],
+            reason[:500],
         )
+        Trigger.objects.filter(pk=trigger.pk).update(last_used=now, last_error=reason)
         raise
     logger.info(
         "trigger=%s template=%s execution=%s delivery=%r message='started'",

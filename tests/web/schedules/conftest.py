@@ -30,6 +30,17 @@ def deploy(here) -> JobTemplate:
     )
 
 
+def owner():
+    """The superuser "owner": the schedules and triggers of the tests run on its behalf (one
+    without an owner runs nothing)."""
+    from django.contrib.auth import get_user_model
+
+    User = get_user_model()
+    return User.objects.filter(username="owner").first() or User.objects.create_superuser(
+        "owner", password="owner-pw-1"
+    )
+
+
 @pytest.fixture
 def no_schedules(db):
     """No schedule but the test's own: the migration's global configuration check is gone."""

@@ -30,8 +30,10 @@ template = save_job_template(
     name="tick", raft_item=item, targeting="servers", servers=[Server.objects.get(name="localhost")],
     prompts=[{{"name": "Which", "type": "text"}}],
 )
+from django.contrib.auth import get_user_model
+owner = get_user_model().objects.create_superuser("owner", password="owner-pw-1")
 for number in range({SCHEDULES}):
-    save_schedule(name=f"s{{number}}", template=template, cron="0 0 1 1 *", variables={{"Which": f"s{{number}}"}})
+    save_schedule(name=f"s{{number}}", template=template, cron="0 0 1 1 *", variables={{"Which": f"s{{number}}"}}, user=owner)
 """
 
 

@@ -11,9 +11,10 @@ import time_machine
 from django.urls import reverse
 
 from otterweb.executions.models import Execution
-from otterweb.schedules import scheduler
+from otterweb.schedules import scheduler, services
 from otterweb.schedules.models import Schedule, Trigger
-from otterweb.schedules.services import create_trigger, save_schedule
+from otterweb.schedules.services import save_schedule
+from tests.web.schedules.conftest import owner
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_schedules")]
 
@@ -46,8 +47,16 @@ def utc(*args) -> datetime:
 def nightly(deploy) -> Schedule:
     with time_machine.travel(utc(2026, 1, 5, 9, 30), tick=False):
         return save_schedule(
-            name="nightly", template=deploy, cron="30 2 * * *", time_zone="Europe/Berlin"
+            name="nightly",
+            template=deploy,
+            cron="30 2 * * *",
+            time_zone="Europe/Berlin",
+            user=owner(),
         )
+
+
+def create_trigger(**fields):
+    return services.create_trigger(created_by=owner(), **fields)
 
 
 def form(**fields) -> dict:

@@ -20,6 +20,7 @@ from otterweb.inventory.models import Environment
 from otterweb.schedules import scheduler
 from otterweb.schedules.models import Schedule
 from otterweb.schedules.services import save_schedule, set_enabled
+from tests.web.schedules.conftest import owner
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_schedules")]
 
@@ -34,6 +35,7 @@ def job_schedule(template, *, cron: str = "0 * * * *", time_zone: str = "UTC", *
         template=template,
         cron=cron,
         time_zone=time_zone,
+        user=fields.pop("user", None) or owner(),
         **fields,
     )
 
@@ -53,7 +55,7 @@ def test_scheduler_fires_when_due_and_not_before(deploy) -> None:
     assert (schedule.last_fired, schedule.next_run) == (utc(2026, 1, 5, 10), utc(2026, 1, 5, 11))
     assert (schedule.last_execution, schedule.last_error) == (execution, "")
     job = execution.job
-    assert (job.template, job.requested_by, job.targets) == (deploy, None, ["here"])
+    assert (job.template, job.requested_by, job.targets) == (deploy, owner(), ["here"])
     assert job.variables == {"Version": "2.0", "Verbose": "false", "Channel": "stable"}
 
 

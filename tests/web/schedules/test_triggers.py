@@ -18,9 +18,9 @@ from django.urls import reverse
 
 from otterweb.executions.models import Execution
 from otterweb.inventory.secrets import decrypt
-from otterweb.schedules import signing
+from otterweb.schedules import services, signing
 from otterweb.schedules.models import Trigger, TriggerDelivery
-from otterweb.schedules.services import create_trigger
+from tests.web.schedules.conftest import owner
 
 pytestmark = pytest.mark.django_db
 
@@ -43,6 +43,11 @@ def token_trigger(deploy):
 @pytest.fixture
 def webhook(deploy):
     return create_trigger(template=deploy, name="GitHub", kind="webhook", allow_variables=True)
+
+
+def create_trigger(**fields):
+    """A trigger of the tests' owner (a superuser): its calls run on that owner's behalf."""
+    return services.create_trigger(created_by=owner(), **fields)
 
 
 def url(trigger: Trigger) -> str:
@@ -82,7 +87,7 @@ def test_trigger_token_starts_one_execution_with_the_variables_given(token_trigg
     assert answer["api_url"] == f"http://testserver/api/executions/{execution.pk}/"
     assert response["Location"] == answer["url"]
     assert execution.job.variables == {"Version": "2.5", "Verbose": "false", "Channel": "beta"}
-    assert execution.job.requested_by is None and execution.job.template == trigger.template
+    assert execution.job.requested_by == owner() and execution.job.template == trigger.template
     trigger.refresh_from_db()
     assert trigger.last_execution == execution and trigger.last_used is not None
 
