@@ -371,6 +371,9 @@ class _Helper:
             }
         python = interpreter(account)
         as_whom = f" as the user '{user}'" if user else ""
+        # entered before the switch to the run user: the run's own folder, even where the
+        # folders above it are not the run user's to pass through
+        directory = directory if os.path.isdir(directory) else "/"
         try:
             process = await asyncio.create_subprocess_exec(
                 python,
@@ -385,9 +388,7 @@ class _Helper:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 env=dict(environment),
-                # entered before the switch to the run user: the run's own folder, even where
-                # the folders above it are not the run user's to pass through
-                cwd=directory if os.path.isdir(directory) else "/",
+                cwd=directory,
                 start_new_session=True,
                 **switch,
             )

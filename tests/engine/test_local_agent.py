@@ -523,3 +523,18 @@ async def test_local_agent_helper_pipes_are_out_of_reach_of_the_runs_processes(r
     finally:
         await agent.close()
     assert code != 0 and "Permission denied" in output.lines[0][0]
+
+
+async def test_local_agent_working_directory_missing_is_an_error_not_another_folder(
+    tmp_path,
+) -> None:
+    agent = LocalAgent(working_directory=str(tmp_path / "none"))
+    try:
+        with pytest.raises(AgentError, match=r"no such program or directory \(.*/none\)"):
+            await agent.run(["pwd"], on_output=lambda *_: None)
+        (tmp_path / "none").mkdir()  # made later: used from then on
+        output = Output()
+        await agent.run(["pwd"], on_output=output)
+    finally:
+        await agent.close()
+    assert output.out == [str(tmp_path / "none")]
