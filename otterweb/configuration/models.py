@@ -53,6 +53,12 @@ class RemediationPlan(models.Model):
     left_out = models.JSONField(
         default=list, blank=True, help_text="Servers in the scope the plan leaves out, and why."
     )
+    digest = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="HMAC-SHA256 of everything it will run (combined script text, the modules it "
+        "calls, variables, targets) when it was made: approval refuses it when any changed.",
+    )
 
     class Meta:
         ordering = ["-created"]

@@ -8,18 +8,32 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.db.models import Prefetch
+from django.utils.crypto import salted_hmac
 
-from engine import CombinedPlan, Level, OtterSyntaxError, PlanPart, combine_plan
+from engine import (
+    CombinedPlan,
+    Level,
+    OtterSyntaxError,
+    PlanPart,
+    called_modules,
+    combine_plan,
+    json_dumps,
+    parse,
+)
 from otterweb.configuration.models import Check, ConfigurationRun, DriftItem, ServerState, State
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.inventory.selectors import (
     RoleCycle,
     descendants,
+    resolve_variables,
     role_graph,
     roles_in_order,
     servers_for,
+    variable_table,
 )
+from otterweb.rafts.models import RaftItem
+from otterweb.rafts.selectors import find_item
 from otterweb.schedules.models import Schedule
 
 NO_CONFIGURATION = "none of its roles has a configuration"
@@ -162,6 +176,72 @@ def plan_groups(*, servers: list[Server], skipped: dict[str, str]) -> list[PlanG
         key = tuple(part.role_id for part in parts)
         groups.setdefault(key, PlanGroup(parts, plan)).servers.append(server)
     return list(groups.values())
+
+
+def plan_digest(*, servers: list[Server]) -> str:
+    """A digest of everything a remediation of ``servers`` would run now: each group's combined
+    script text and the modules it calls, the servers it targets (how they are reached and
+    with which credential), and every variable each of them sees; or why a server has no plan.
+    Keyed (HMAC-SHA256 with the site's secret key): a digest that covers sensitive values gives
+    no way to guess them offline."""
+    skipped: dict[str, str] = {}
+    groups = []
+    for group in plan_groups(servers=servers, skipped=skipped):
+        groups.append(
+            {
+                "text": group.plan.text,
+                "modules": _called_texts(group.plan.text),
+                "servers": sorted(
+                    (_target(server) for server in group.servers), key=lambda t: t["name"]
+                ),
+            }
+        )
+    groups.sort(key=lambda g: [t["name"] for t in g["servers"]])
+    table = variable_table()
+    variables = {
+        server.name: sorted(
+            [v.name, v.scope, bool(v.sensitive), v.value]
+            for v in resolve_variables(server=server, variables=table).values()
+        )
+        for server in sorted(servers, key=lambda server: server.name)
+    }
+    payload = json_dumps({"groups": groups, "skipped": skipped, "variables": variables})
+    return salted_hmac("otterweb.remediation-plan", payload, algorithm="sha256").hexdigest()
+
+
+def _target(server: Server) -> dict:
+    return {
+        "name": server.name,
+        "agent": server.agent_type,
+        "host": server.host,
+        "port": server.port,
+        "credential": server.credential_id,
+        "user": server.user,
+        "sudo": server.sudo,
+        "active": server.active,
+    }
+
+
+def _called_texts(text: str, *, depth: int = 16) -> list[list]:
+    """The modules a script calls (at any depth): [raft, name, their text], in order."""
+    found: dict[int, list] = {}
+    pending = [(text, None, 0)]
+    while pending:
+        current, raft, level = pending.pop()
+        try:
+            script = parse(current, name="configuration plan")
+        except OtterSyntaxError:
+            continue
+        for called_raft, name in called_modules(script):
+            kinds = (RaftItem.Kind.MODULE, RaftItem.Kind.SCRIPT)
+            item = find_item(raft=called_raft or raft, name=name, kinds=kinds)
+            if item is None and called_raft is None and raft is not None:
+                item = find_item(raft=None, name=name, kinds=kinds)
+            if item is None or item.pk in found or level >= depth:
+                continue
+            found[item.pk] = [item.raft.name, item.name, item.content]
+            pending.append((item.content, item.raft.name, level + 1))
+    return sorted(found.values())
 
 
 def routine_servers(*, environment: Environment | None) -> list[Server]:

@@ -318,7 +318,8 @@ def make_plan(
             planned.append(_planned(plan, server, state.last_check, scripts))
     PlannedServer.objects.bulk_create(planned)
     plan.left_out = left_out
-    plan.save(update_fields=["left_out"])
+    plan.digest = selectors.plan_digest(servers=[p.server for p in planned])
+    plan.save(update_fields=["left_out", "digest"])
     return plan
 
 
@@ -380,6 +381,12 @@ def approve_plan(
     servers = [planned.server for planned in plan.servers.select_related("server")]
     if not servers:
         raise ValidationError("The plan has no server to remediate.")
+    if not plan.digest or plan.digest != selectors.plan_digest(servers=servers):
+        raise ValidationError(
+            "The plan is stale: what it would run (a role's script, a module it calls, a "
+            "variable, or a server's target settings) changed since it was made. Make a new plan.",
+            code="stale",
+        )
     guard = settings.OTTERWEB_REMEDIATION_CONFIRM_OVER
     if len(servers) > guard and confirm_count != len(servers):
         raise ValidationError(

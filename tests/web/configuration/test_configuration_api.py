@@ -8,6 +8,8 @@ import pytest
 
 from otterweb.configuration.models import RemediationPlan, ServerState
 from otterweb.executions.models import Execution
+from otterweb.inventory import services as inventory
+from otterweb.rafts import services as rafts
 
 VIEW = "inventory.view_server"
 CHECK = "configuration.check_configuration"
@@ -155,3 +157,36 @@ def test_api_check_now_of_the_local_server_needs_its_permission(desired, web, cl
     assert "Can run scripts on the local server" in answer.json()["skipped"]["web1"]
     assert not Execution.objects.exists()
     assert not ServerState.objects.exists()  # refused, not checked: no state says otherwise
+
+
+def test_api_plan_approve_is_409_when_what_it_runs_changed(desired, web, client_with) -> None:
+    api = client_with(VIEW, CHECK, REMEDIATE, LOCAL)
+    api.post("/api/configuration/check/", {"role": "web"}, format="json")
+    run_pending(desired)
+    plan = api.post("/api/configuration/plans/", {"role": "web"}, format="json").json()
+    assert plan["stale"] == []
+    item = web.configuration
+    marker = desired.folder / "ran-unseen"
+    rafts.save_item(
+        raft=item.raft,
+        name=item.name,
+        content=item.content.replace("hello", "changed") + f'SHExec "touch {marker}";\n',
+    )
+    refused = api.post(f"/api/configuration/plans/{plan['id']}/approve/", {}, format="json")
+    assert refused.status_code == 409, refused.json()
+    assert "changed since it was made" in refused.json()["detail"]
+    assert RemediationPlan.objects.get(pk=plan["id"]).status == "proposed"
+    run_pending(desired)
+    assert not marker.exists() and not desired.path("web1", "web").exists()
+    assert not Execution.objects.filter(mode="collect-execute").exists()
+
+
+def test_api_plan_approve_is_409_when_a_variable_changed(desired, web, client_with) -> None:
+    api = client_with(VIEW, CHECK, REMEDIATE, LOCAL)
+    api.post("/api/configuration/check/", {"role": "web"}, format="json")
+    run_pending(desired)
+    plan = api.post("/api/configuration/plans/", {"role": "web"}, format="json").json()
+    inventory.add_variable(name="Path", value="/etc/passwd", role=web)
+    refused = api.post(f"/api/configuration/plans/{plan['id']}/approve/", {}, format="json")
+    assert refused.status_code == 409 and "changed since it was made" in refused.json()["detail"]
+    assert not Execution.objects.filter(mode="collect-execute").exists()
