@@ -36,7 +36,9 @@ from engine.configuration import (
 from engine.errors import Diagnostic, OtterError, OtterSyntaxError
 from engine.formatter import format_script
 from engine.interpreter import (
+    CREDENTIAL_KINDS,
     MASK,
+    SSH_CREDENTIAL_KINDS,
     CredentialRefused,
     ExecutionResult,
     Host,
@@ -47,6 +49,7 @@ from engine.interpreter import (
     RunCredential,
     RunScope,
     ScriptRun,
+    check_credential_kind,
     run,
 )
 from engine.json_text import json_dumps, json_loads
@@ -61,10 +64,12 @@ from engine.values import Value, kind, literal_value, to_text
 allow_deep_recursion()
 
 __all__ = [
+    "CREDENTIAL_KINDS",
     "MASK",
     "MAX_NESTING",
     "RAW",
     "REGISTRY",
+    "SSH_CREDENTIAL_KINDS",
     "STATEMENT_TYPES",
     "Agent",
     "AgentError",
@@ -97,6 +102,7 @@ __all__ = [
     "Value",
     "called_modules",
     "check",
+    "check_credential_kind",
     "combine_plan",
     "fingerprint",
     "format_script",

@@ -58,9 +58,10 @@ class Run(Protocol):
 
     async def agent(self) -> Agent: ...
 
-    def credential(self, name: str) -> RunCredential:
+    def credential(self, name: str, *, kinds=None, use: str = "") -> RunCredential:
         """The credential ``name`` for the server in context, its secret masked in the log;
-        an ExecutionError when it does not exist or may not be used here."""
+        an ExecutionError when it does not exist, may not be used here, or is of none of
+        ``kinds`` (the kinds ``use``, an operation, accepts: ``Operation.credential_kinds``)."""
 
     def variable(self, name: str) -> Value | None:
         """A runtime or configuration variable by name (sigil optional), or None."""
@@ -231,6 +232,9 @@ class Operation:
     """Base of operations. Arguments are bound to the parameters' attributes before a run."""
 
     spec: ClassVar[OperationSpec]
+    # the kinds of credential (engine.interpreter.host.CREDENTIAL_KINDS) its Credentials
+    # argument accepts; an operation that takes none leaves it empty
+    credential_kinds: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, values: dict[str, Any]) -> None:
         for p in self.spec.params:

@@ -4,11 +4,17 @@ from collections.abc import Sequence
 
 from engine.interpreter.executor import ScriptRun, for_targets
 from engine.interpreter.host import (
+    CREDENTIAL_KINDS,
+    PASSWORD,
+    PRIVATE_KEY,
+    SSH_CREDENTIAL_KINDS,
+    TOKEN,
     CredentialRefused,
     Host,
     LockProvider,
     RunCredential,
     StandaloneHost,
+    check_credential_kind,
 )
 from engine.interpreter.logs import MASK, Level, ListSink, LogRecord, LogSink, NullSink, RunScope
 from engine.interpreter.results import Difference, Drift, ExecutionResult, Mode, RunState, Status
@@ -32,7 +38,12 @@ async def run(
 
 
 __all__ = [
+    "CREDENTIAL_KINDS",
     "MASK",
+    "PASSWORD",
+    "PRIVATE_KEY",
+    "SSH_CREDENTIAL_KINDS",
+    "TOKEN",
     "CredentialRefused",
     "Difference",
     "Drift",
@@ -51,6 +62,7 @@ __all__ = [
     "ScriptRun",
     "StandaloneHost",
     "Status",
+    "check_credential_kind",
     "for_targets",
     "run",
 ]

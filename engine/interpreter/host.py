@@ -19,6 +19,16 @@ from engine.agents import Agent, LocalAgent, SshConnections, SshTarget
 from engine.interpreter.logs import LogSink, NullSink
 from engine.values import Value
 
+# The kinds of credential, as RunCredential.kind names them, and in words.
+PASSWORD, PRIVATE_KEY, TOKEN = "password", "private_key", "token"
+CREDENTIAL_KINDS = {
+    PASSWORD: "a user name and password",
+    PRIVATE_KEY: "a private key",
+    TOKEN: "a token",
+}
+# what the SSH agent logs in with
+SSH_CREDENTIAL_KINDS = (PRIVATE_KEY, PASSWORD)
+
 
 @dataclass(frozen=True)
 class RunCredential:
@@ -35,6 +45,19 @@ class RunCredential:
 class CredentialRefused(Exception):
     """A credential exists but this run may not use it here (a host's environment limits).
     The message says why, for the log."""
+
+
+def check_credential_kind(credential: RunCredential, accepted, *, use: str) -> None:
+    """Raise CredentialRefused, saying why, unless ``credential`` is of a kind ``use`` (``Get-Http``,
+    ``SSH``) accepts: an operation never sends a secret it was not made for (an SSH key as an
+    HTTP password)."""
+    if credential.kind in accepted:
+        return
+    kinds = " or ".join(CREDENTIAL_KINDS.get(kind, kind) for kind in accepted)
+    raise CredentialRefused(
+        f"credential '{credential.name}' is {CREDENTIAL_KINDS.get(credential.kind, credential.kind)}, "
+        f"and {use} takes only {kinds}: it was not used, and nothing was sent"
+    )
 
 
 class LockProvider:

@@ -9,7 +9,12 @@ from typing import Any
 from engine.agents import Agent
 from engine.interpreter.context import Context
 from engine.interpreter.errors import ExecutionError
-from engine.interpreter.host import CredentialRefused, Host, RunCredential
+from engine.interpreter.host import (
+    CredentialRefused,
+    Host,
+    RunCredential,
+    check_credential_kind,
+)
 from engine.interpreter.logs import Level, Logger, Masker
 from engine.interpreter.results import Status
 
@@ -48,13 +53,18 @@ class Session:
             self.log(Level.ERROR, error.message + error.where(), context, where)
             error.logged = True
 
-    def credential(self, name: str, context: Context, span: Any) -> RunCredential:
+    def credential(
+        self, name: str, context: Context, span: Any, *, kinds=None, use: str = ""
+    ) -> RunCredential:
         """The credential ``name`` for use on the server in context (its secret masked from
-        now on); an ExecutionError when it does not exist or the host refuses it there."""
+        now on); an ExecutionError when it does not exist, the host refuses it there, or it is
+        of none of ``kinds`` (what ``use`` accepts; None: any)."""
         try:
             credential = self.host.credential(
                 name, server=context.server if context.targeted else None
             )
+            if credential is not None and kinds is not None:
+                check_credential_kind(credential, kinds, use=use)
         except CredentialRefused as refused:
             raise ExecutionError(str(refused), span) from None
         if credential is None:

@@ -48,8 +48,8 @@ class RunView(Run):
     async def agent(self) -> Agent:
         return await self.session.agent(self.context)
 
-    def credential(self, name: str) -> RunCredential:
-        return self.session.credential(name, self.context, None)
+    def credential(self, name: str, *, kinds=None, use: str = "") -> RunCredential:
+        return self.session.credential(name, self.context, None, kinds=kinds, use=use)
 
     def variable(self, name: str) -> Value | None:
         key = name.lstrip("$@%").casefold()

@@ -7,6 +7,7 @@ import base64
 import urllib.parse
 
 from engine.agents.base import HttpAnswer, HttpRequest
+from engine.interpreter.host import PASSWORD, TOKEN
 from engine.registry import Kind, Operation, ParamType, operation, param
 from engine.values import to_text
 
@@ -30,6 +31,10 @@ def error_codes(text: str | None) -> list[tuple[int, int]]:
 
 
 class HttpOperation(Operation):
+    # a user name and password (Basic authentication), or a token (Bearer, or Basic with the
+    # credential's user name when it has one); a private key is never sent over HTTP
+    credential_kinds = (PASSWORD, TOKEN)
+
     log_body = param(
         "LogResponseBody", ParamType.BOOLEAN, default=False, description="Log the response body."
     )
@@ -54,7 +59,8 @@ class HttpOperation(Operation):
     credentials = param(
         "Credentials",
         default=None,
-        description="A credential whose user name and password authenticate the request.",
+        description="A credential that authenticates the request: a user name and password, "
+        "or a token (any other kind is refused, and nothing is sent).",
     )
     user_name = param("UserName", default=None, description="A user name for basic authentication.")
     password = param("Password", default=None, description="A password for basic authentication.")
@@ -71,8 +77,12 @@ class HttpOperation(Operation):
         headers = {k: to_text(v) for k, v in (self.headers or {}).items()}
         user, password = self.user_name, self.password
         if self.credentials:
-            credential = run.credential(self.credentials)
+            credential = run.credential(
+                self.credentials, kinds=self.credential_kinds, use=self.spec.name
+            )
             user, password = credential.username, credential.secret
+            if credential.kind == TOKEN and not user:
+                headers["Authorization"] = f"Bearer {credential.secret}"
         if user:
             if password:
                 run.add_secret(password)

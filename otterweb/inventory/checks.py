@@ -19,12 +19,15 @@ from django.db.models import Q
 from django.utils import timezone
 
 from engine import (
+    SSH_CREDENTIAL_KINDS,
     AgentError,
+    CredentialRefused,
     HostKeyChanged,
     HostKeyUntrusted,
     RunCredential,
     ServerFacts,
     SshTarget,
+    check_credential_kind,
     fingerprint,
     probe,
 )
@@ -36,13 +39,22 @@ logger = logging.getLogger(__name__)
 CHECKS_AT_ONCE = 50
 
 
+# The engine's name for each kind of stored credential: what an operation (or the SSH agent)
+# checks against the kinds it accepts. A kind missing here is refused by all of them.
+RUN_KINDS = {
+    Credential.Kind.PASSWORD: "password",
+    Credential.Kind.PRIVATE_KEY: "private_key",
+    Credential.Kind.TOKEN: "token",
+}
+
+
 def run_credential(stored: Credential) -> RunCredential:
     """A stored credential as a run uses it, its secrets in clear."""
     return RunCredential(
         name=stored.name,
         username=stored.username,
         secret=stored.secret(),
-        kind=stored.kind,
+        kind=RUN_KINDS.get(stored.kind, f"unknown ({stored.kind})"),
         passphrase=stored.passphrase(),
     )
 
@@ -52,7 +64,11 @@ def ssh_target(server: Server, credential: RunCredential | None) -> SshTarget:
     the one a script chose with ``with credentials=``)."""
     password = private_key = passphrase = None
     if credential is not None:
-        if credential.kind == Credential.Kind.PRIVATE_KEY:
+        try:  # a key or a password: never a token sent as an SSH password
+            check_credential_kind(credential, SSH_CREDENTIAL_KINDS, use="SSH")
+        except CredentialRefused as refused:
+            raise AgentError(f"server {server.name}: {refused}") from None
+        if credential.kind == RUN_KINDS[Credential.Kind.PRIVATE_KEY]:
             private_key, passphrase = credential.secret, credential.passphrase or None
         else:
             password = credential.secret

@@ -132,6 +132,39 @@ def test_credential_environment_limits_allow_use_inside_them(limited_credential,
     assert "sent ********" in messages(execution)
 
 
+# ---- credential kinds ---------------------------------------------------------------------------
+
+PRIVATE_KEY = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nZQXJ-not-for-http\n-----END OPENSSH PRIVATE KEY-----\n"
+)
+
+
+def test_http_operation_refuses_a_private_key_credential_before_sending(db, listener) -> None:
+    Server.objects.create(name="web1")
+    inventory.save_credential(
+        name="sshkey", kind="private_key", username="deploy", secret=PRIVATE_KEY
+    )
+    for name, arguments in (("Get-Http", ""), ("Post-Http", ", TextData: x")):
+        script = f"{name} {listener.url} (Credentials: sshkey{arguments});"
+        execution = run(script, servers=["web1"])
+        assert execution.status == "error"
+        assert any(
+            f"credential 'sshkey' is a private key, and {name} takes only a user name and "
+            "password or a token: it was not used, and nothing was sent" in message
+            for message in messages(execution)
+        ), messages(execution)
+        assert not any("ZQXJ" in message for message in messages(execution))
+    assert listener.received == []  # not one request reached it
+
+
+def test_http_operation_sends_a_token_credential_as_a_bearer_token(db, listener) -> None:
+    Server.objects.create(name="web1")
+    inventory.save_credential(name="ci", kind="token", secret="tok-ZQXJ-123")
+    execution = run(f"Get-Http {listener.url} (Credentials: ci);", servers=["web1"])
+    assert execution.status == "normal", messages(execution)
+    assert listener.received == ["Bearer tok-ZQXJ-123"]
+
+
 # ---- sensitive values in every form, and everywhere they could show -----------------------------
 
 # Every form a run can print a sensitive value in: a scalar, list elements one by one and joined,
@@ -407,3 +440,13 @@ def test_reencrypt_secrets_covers_sensitive_variables(sensitive, settings) -> No
             "name", "encrypted_value"
         )
     )
+
+
+def test_ssh_target_refuses_a_token_credential(db) -> None:
+    from engine import AgentError, RunCredential
+    from otterweb.inventory.checks import ssh_target
+
+    server = Server.objects.create(name="s1", agent_type="ssh", host="192.0.2.1")
+    token = RunCredential(name="ci", kind="token", secret="tok-ZQXJ")
+    with pytest.raises(AgentError, match="'ci' is a token, and SSH takes only a private key or"):
+        ssh_target(server, token)
