@@ -297,7 +297,21 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": max(OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS, 3600) + 600
 }
 
+# Requests to /api/ one signed-in user, and one address without a login, may send (DRF rates:
+# "1200/minute"; empty: no limit), counted in the cache (each process's memory in the embedded
+# mode, Redis in the distributed one); past it, 429 with Retry-After.
+OTTERWEB_API_THROTTLE_USER_RATE = os.environ.get("OTTERWEB_API_THROTTLE_USER_RATE", "1200/minute")
+OTTERWEB_API_THROTTLE_ANON_RATE = os.environ.get("OTTERWEB_API_THROTTLE_ANON_RATE", "300/minute")
 REST_FRAMEWORK = {
+    "DEFAULT_THROTTLE_CLASSES": [
+        "otterweb.api.throttles.ApiUserThrottle",
+        "otterweb.api.throttles.ApiAddressThrottle",
+    ],
+    # the classes read the OTTERWEB_API_THROTTLE_* settings as they are (these are DRF's record)
+    "DEFAULT_THROTTLE_RATES": {
+        "api_user": OTTERWEB_API_THROTTLE_USER_RATE or None,
+        "api_anon": OTTERWEB_API_THROTTLE_ANON_RATE or None,
+    },
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "knox.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",

@@ -413,3 +413,34 @@ def test_api_cancel_needs_the_cancel_permission_not_add(admin, client_with) -> N
     assert refused.json()["detail"] == "You may not cancel executions."
     operator = client_with("executions.view_execution", "executions.cancel_execution")
     assert operator.post(url).status_code == 202
+
+
+def test_api_throttle_answers_429_past_the_rate_per_user_and_per_address(
+    admin, client_with, settings
+) -> None:
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.OTTERWEB_API_THROTTLE_USER_RATE = "5/minute"
+    settings.OTTERWEB_API_THROTTLE_ANON_RATE = "2/minute"
+    try:
+        assert [admin.get("/api/servers/").status_code for _ in range(5)] == [200] * 5
+        throttled = admin.get("/api/servers/")
+        assert throttled.status_code == 429
+        assert throttled.json()["code"] == "throttled" and "throttled" in throttled.json()["detail"]
+        assert int(throttled.headers["Retry-After"]) > 0
+        assert admin.post("/api/servers/", {"name": "x"}, format="json").status_code == 429
+        # another user has a count of their own, wherever they come from
+        assert client_with("inventory.view_server").get("/api/servers/").status_code == 200
+        # without a login: per address, the one the connection comes from (not a header's)
+        anonymous = APIClient()
+        for forged in ("10.0.0.1", "10.0.0.2"):
+            answer = anonymous.get("/api/schema/", HTTP_X_FORWARDED_FOR=forged)
+            assert answer.status_code == 200
+        refused = anonymous.get(
+            "/api/schema/", HTTP_X_FORWARDED_FOR="10.0.0.3", HTTP_ACCEPT="application/json"
+        )
+        assert refused.status_code == 429 and refused.json()["code"] == "throttled"
+        assert APIClient(REMOTE_ADDR="192.0.2.9").get("/api/schema/").status_code == 200
+    finally:
+        cache.clear()
