@@ -495,7 +495,7 @@ class _Helper:
         self.waiting.clear()
 
     def _receive(self, message: dict) -> None:
-        request = self.waiting.get(message.get("id"))
+        request = self.waiting.get(message.get("id", -1))
         if request is None:
             return
         if "result" in message or "error" in message:

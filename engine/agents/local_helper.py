@@ -99,7 +99,7 @@ class Lines:
 
 def process_table():
     """Every process's (parent, state), from /proc."""
-    table = {}
+    table: dict = {}
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -121,10 +121,11 @@ def process_table():
 def descendants(root, table=None):
     """The processes under ``root`` that are alive (zombies are dead: only waiting to be
     reaped), and the zombies among them."""
-    children = {}
+    children: dict = {}
     for pid, (parent, state) in (process_table() if table is None else table).items():
         children.setdefault(parent, []).append((pid, state))
-    alive, zombies = [], []
+    alive: list = []
+    zombies: list = []
     pending = [root]
     while pending:
         for pid, state in children.get(pending.pop(), ()):

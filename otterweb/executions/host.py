@@ -4,7 +4,6 @@ execution started, rafts from the database, and the database log sink."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -19,9 +18,8 @@ from engine import (
     RunCredential,
     SshConnections,
     Value,
-    run_environment,
 )
-from otterweb.executions.local_runs import local_agent, run_as_user
+from otterweb.executions.local_runs import local_agent
 from otterweb.inventory.checks import (
     record_offered_key,
     remember_host_key,
@@ -217,9 +215,3 @@ class DjangoHost(Host):
     async def run_ended(self) -> None:
         if self._connections is not None:
             await self._connections.close()
-
-    def agent_environment(self, server: str) -> Mapping[str, str]:
-        try:
-            return run_environment(user=run_as_user())
-        except AgentError:  # the run user is missing: its processes will say so
-            return {}

@@ -927,9 +927,6 @@ class SshHost(Host):
         names = [name.casefold() for name in self.servers()]
         return await self.connections.agent(target(self.cluster, names.index(server.casefold())))
 
-    def agent_environment(self, server: str) -> dict[str, str]:
-        return {}
-
 
 SCRIPT = """\
 foreach server in @(ssh1, ssh2)
