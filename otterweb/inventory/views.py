@@ -282,6 +282,7 @@ def local_runs() -> dict:
     return {
         "user": run_user or pwd.getpwuid(os.geteuid()).pw_name,
         "own": run_user is None,
+        "as_root": os.geteuid() == 0,
         "cannot_switch": run_user is not None and os.geteuid() != 0,
     }
 

@@ -243,6 +243,7 @@ def test_isolation_the_local_server_page_says_whom_runs_act_as(client_with, sett
     page = client.get(reverse("server-detail", args=["here"])).content.decode()
     assert "Scripts run on here act as OtterWeb's own OS user" in page
     assert "its database, its keys, the first administrator" in page
+    assert "is set empty" in page  # why, when OtterWeb runs as root (as here)
     settings.OTTERWEB_RUN_AS_USER = None  # the default: otterweb-run, since this is root
     page = client.get(reverse("server-detail", args=["here"])).content.decode()
     assert f'<span class="mono">{RUN_USER}</span> <span class="muted">an unprivileged' in page
