@@ -86,7 +86,7 @@ TEMPLATES = [
 
 DATABASES = {
     "default": {
-        "ENGINE": "django.db.backends.sqlite3",
+        "ENGINE": "otterweb.sqlite3",  # Django's, with writers waiting in line: see there
         "NAME": DATA_DIR / "otterweb.sqlite3",
         # WAL: readers never wait for the writer; IMMEDIATE: a writer takes the lock at once
         # and waits up to `timeout` seconds for another, instead of failing half-way.
