@@ -1,8 +1,7 @@
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
-from otterweb.api.docs import DocsView
+from otterweb.api.docs import DocsView, SchemaView
 from otterweb.editor import api as editor
 from otterweb.executions import api as executions
 from otterweb.inventory import api as inventory
@@ -30,7 +29,7 @@ urlpatterns = [
     path("scripts/unblocks/", editor.UnblocksView.as_view(), name="script-unblocks"),
     path("scripts/names/", editor.NamesView.as_view(), name="script-names"),
     path("reference/", editor.ReferenceView.as_view(), name="reference"),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("schema/", SchemaView.as_view(), name="schema"),
     path("docs/", DocsView.as_view(url_name="api:schema"), name="api-docs"),
     path("", include("otterweb.configuration.api_urls")),
     path("", include("otterweb.schedules.api_urls")),

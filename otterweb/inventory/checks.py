@@ -185,20 +185,39 @@ def check_due_servers(now: datetime | None = None) -> int:
 
 
 def check_servers(servers: Iterable[Server]) -> None:
+    """Check ``servers`` and record what was found on each. What goes wrong with one server
+    (its settings, its credential, the SSH library) is that server's check error: it never
+    stops the others' checks."""
     servers = list(servers)
-    targets = {
-        server.pk: ssh_target(
-            server, run_credential(server.credential) if server.credential else None
-        )
-        for server in servers
-        if server.is_ssh
-    }
+    targets: dict[int, SshTarget] = {}
+    failed: dict[int, AgentError] = {}
+    for server in servers:
+        if not server.is_ssh:
+            continue
+        try:
+            targets[server.pk] = ssh_target(
+                server, run_credential(server.credential) if server.credential else None
+            )
+        except Exception as error:  # recorded on the server, never raised
+            failed[server.pk] = _failure(error)
     found = asyncio.run(_probe_all(list(targets.values()))) if targets else {}
     for server in servers:
-        if server.is_ssh:
-            _record(server, found[targets[server.pk].server])
-        else:
-            _record(server, _this_machine())
+        try:
+            if server.pk in failed:
+                _record(server, failed[server.pk])
+            elif server.is_ssh:
+                _record(server, found[targets[server.pk].server])
+            else:
+                _record(server, _this_machine())
+        except Exception:
+            logger.exception("message='server check not recorded' server=%s", server.name)
+
+
+def _failure(error: Exception) -> AgentError:
+    """An unexpected error of one server's check, as the check error it records."""
+    if isinstance(error, AgentError):
+        return error
+    return AgentError(f"the check failed: {type(error).__name__}: {error}")
 
 
 async def _probe_all(targets: list[SshTarget]) -> dict[str, ServerFacts | AgentError]:
@@ -208,8 +227,8 @@ async def _probe_all(targets: list[SshTarget]) -> dict[str, ServerFacts | AgentE
         async with at_once:
             try:
                 return await probe(target)
-            except AgentError as error:
-                return error
+            except Exception as error:  # one server's failure is its own
+                return _failure(error)
 
     results = await asyncio.gather(*(one(target) for target in targets))
     return {target.server: result for target, result in zip(targets, results, strict=True)}

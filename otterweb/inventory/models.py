@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import unicodedata
+
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
@@ -10,6 +13,21 @@ from otterweb.fields import TextField
 from otterweb.inventory import secrets
 
 NAME_HELP = "Letters, digits, '-', '_' and '.'; it is how scripts name it."
+
+
+def check_login_name(value: str, *, field: str) -> None:
+    """Refuse a user name that SSH (SASLprep) or an HTTP header cannot carry: one holding a
+    control, format (such as U+202E, which turns text around), private-use or unassigned
+    character, or a line or paragraph separator. Spaces are kept."""
+    for character in value:
+        if unicodedata.category(character) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            name = unicodedata.name(character, "a control character")
+            raise ValidationError(
+                {
+                    field: f"A user name holds no control or invisible character; this one holds "
+                    f"U+{ord(character):04X} ({name})."
+                }
+            )
 
 
 class TimeStamped(models.Model):
@@ -136,6 +154,9 @@ class Credential(TimeStamped):
     def passphrase(self) -> str:
         return secrets.decrypt(self.encrypted_passphrase) if self.encrypted_passphrase else ""
 
+    def clean(self) -> None:
+        check_login_name(self.username, field="username")
+
     def usable_in(self, environments: list[Environment]) -> bool:
         allowed = set(self.environments.all())
         if not allowed:
@@ -211,6 +232,9 @@ class Server(TimeStamped):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        check_login_name(self.user, field="user")
 
     def remediation_policy(self) -> Remediation:
         """Its own policy, or else the least eager of its roles' (report with no roles)."""

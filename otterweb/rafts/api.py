@@ -118,6 +118,7 @@ class RaftItemSerializer(serializers.ModelSerializer):
 
     def create(self, data):
         data.pop("base_version", None)
+        data.setdefault("content", "")  # an item made without its text starts empty
         return services.save_item(author=self.context["request"].user, **data)
 
     @transaction.atomic

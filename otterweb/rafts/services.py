@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -31,12 +32,24 @@ def check_raft_name(*, name: str) -> None:
 
 
 def check_item_name(*, name: str) -> None:
-    """Refuse an item name that is not a path of non-empty segments, or has the reserved one."""
+    """Refuse an item name that is not a path of non-empty segments, or has the reserved one,
+    or that its pages' URLs cannot carry: a control or invisible character (a line break, U+202E
+    that turns text around), or a “.” or “..” part (which browsers resolve away)."""
     segments = name.split("/")
     if not name.strip() or any(not segment.strip() for segment in segments):
         raise ValidationError(
             {"name": "A name has no empty part: no leading, trailing or doubled “/”."}
         )
+    for character in name:
+        if unicodedata.category(character) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            raise ValidationError(
+                {
+                    "name": "A name holds no control or invisible character (a line break, a tab, "
+                    f"a direction mark); this one holds U+{ord(character):04X}."
+                }
+            )
+    if any(segment.strip() in (".", "..") for segment in segments):
+        raise ValidationError({"name": "No part of a name between “/” may be “.” or “..”."})
     if RESERVED_SEGMENT in segments:
         raise ValidationError(
             {"name": f"No part of a name between “/” may be “{RESERVED_SEGMENT}” alone."}
@@ -170,6 +183,8 @@ def save_item(
     schedules or triggers run needs the rights their runs need (``author``'s; None: OtterWeb
     itself)."""
     check_content(kind=kind, content=content, name=f"{raft.name}::{name}")
+    if not RaftItem.objects.filter(raft=raft, name=name).exists():
+        check_item_name(name=name)  # a new item (a rename checks its own)
     item, _created = RaftItem.objects.select_for_update().get_or_create(
         raft=raft, name=name, defaults={"kind": kind}
     )

@@ -313,3 +313,116 @@ def test_logs_api_answers_a_long_log_in_pages(admin) -> None:
     assert [first[0]["seq"], first[-1]["seq"], len(first)] == [1, 1000, 1000]
     last = admin.get(f"/api/executions/{execution.pk}/logs/?after=2000").json()
     assert [last[0]["seq"], last[-1]["seq"]] == [2001, 2500]
+
+
+# ---- issue 20's inputs that answered 500 --------------------------------------------------------
+
+
+def test_api_raft_item_made_without_content_starts_empty(admin) -> None:
+    Raft.objects.create(name="ops")
+    made = admin.post("/api/raft-items/", {"raft": "ops", "name": "empty"}, format="json")
+    assert made.status_code == 201, made.content
+    assert made.json()["content"] == "" and made.json()["version"] == 1
+
+
+@pytest.mark.parametrize(
+    "name", ["a\nb", "a\rb", "a\tb", "a\u202eb", "a\u200bb", "a\u2028b", "a/../b", "./x", ".."]
+)
+def test_raft_item_names_a_url_cannot_carry_are_refused_where_they_are_made(
+    admin, client, name
+) -> None:
+    raft = Raft.objects.create(name="ops")
+    made = admin.post(
+        "/api/raft-items/", {"raft": "ops", "name": name, "content": ""}, format="json"
+    )
+    assert made.status_code == 400 and "name" in made.json()["errors"], made.content
+    item = save_item(raft=raft, name="fine", content="")
+    renamed = admin.patch(f"/api/raft-items/{item.pk}/", {"name": name}, format="json")
+    assert renamed.status_code == 400 and "name" in renamed.json()["errors"]
+    page = client
+    page.force_login(get_user_model().objects.get(username="root"))
+    form = page.post("/rafts/ops/-/new/", {"name": name, "kind": "script"})
+    assert form.status_code == 200 and "errorlist" in form.content.decode()
+    assert list(raft.items.values_list("name", flat=True)) == ["fine"]
+    assert page.get("/rafts/ops/").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["servers", "roles", "environments", "rafts", "credentials"])
+def test_names_with_a_line_break_are_refused_everywhere_else_too(admin, path) -> None:
+    answer = admin.post(f"/api/{path}/", {"name": "a\nb"}, format="json")
+    assert answer.status_code == 400 and "name" in answer.json()["errors"]
+
+
+def test_ssh_user_with_an_invisible_character_is_refused_and_never_stops_a_check_round(
+    admin,
+) -> None:
+    body = {"name": "odd", "agent_type": "ssh", "host": "127.0.0.1", "port": 1, "user": "a\u202eb"}
+    refused = admin.post("/api/servers/", body, format="json")
+    assert refused.status_code == 400 and "U+202E" in refused.json()["errors"]["user"][0]
+    credential = admin.post(
+        "/api/credentials/", {"name": "c", "username": "x\u202ey", "secret": "s"}, format="json"
+    )
+    assert credential.status_code == 400 and "username" in credential.json()["errors"]
+    # one made before the check (or behind the services' back) is checked, and fails, alone
+    Server.objects.create(name="odd", agent_type="ssh", host="127.0.0.1", port=1, user="a\u202eb")
+    Server.objects.create(name="also", agent_type="ssh", host="127.0.0.1", port=1, user="deploy")
+    checked = admin.post("/api/servers/odd/check/")
+    assert checked.status_code == 200, checked.content
+    assert checked.json()["reachable"] is False
+    assert "Prohibited character" in Server.objects.get(name="odd").check_error
+    from otterweb.inventory.checks import check_due_servers
+
+    Server.objects.update(last_checked=None)
+    assert check_due_servers() == 3  # here, odd and also: the round went on past odd
+    also = Server.objects.get(name="also")
+    assert also.last_checked is not None and also.reachable is False
+    assert "Prohibited" not in also.check_error
+
+
+SCHEMA_CLIENTS = """
+import threading
+
+import django
+
+django.setup()
+from django.test import Client
+from django.test.utils import setup_test_environment
+
+setup_test_environment()
+answers, start = [], threading.Barrier(8)
+
+
+def one():
+    start.wait()
+    try:
+        answers.append(Client().get("/api/schema/").status_code)
+    except Exception as error:
+        answers.append(type(error).__name__)
+
+
+threads = [threading.Thread(target=one) for _ in range(8)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(sorted(map(str, answers)))
+"""
+
+
+def test_api_schema_answers_eight_concurrent_anonymous_clients() -> None:
+    """In a process of its own: drf-spectacular's first generation in a process is what raced."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "otterweb.settings.test"}
+    answer = subprocess.run(
+        [sys.executable, "-c", SCHEMA_CLIENTS],
+        cwd=Path(__file__).resolve().parents[2],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert answer.stdout.strip().splitlines()[-1] == str(["200"] * 8), answer.stderr[-2000:]
