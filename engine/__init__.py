@@ -56,6 +56,9 @@ from engine.json_text import json_dumps, json_loads
 from engine.json_values import from_json_value
 from engine.limits import MAX_NESTING, allow_deep_recursion
 from engine.parser import parse
+from engine.patterns import PatternError, PatternTimeout
+from engine.patterns import compile as compile_pattern
+from engine.patterns import escape as escape_pattern
 from engine.registry import REGISTRY, FunctionSpec, OperationSpec, Param
 from engine.values import Value, kind, literal_value, to_text
 
@@ -91,6 +94,8 @@ __all__ = [
     "OtterError",
     "OtterSyntaxError",
     "Param",
+    "PatternError",
+    "PatternTimeout",
     "PlanPart",
     "RunCredential",
     "RunScope",
@@ -104,6 +109,8 @@ __all__ = [
     "check",
     "check_credential_kind",
     "combine_plan",
+    "compile_pattern",
+    "escape_pattern",
     "fingerprint",
     "format_script",
     "from_blocks",

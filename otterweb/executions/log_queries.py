@@ -21,7 +21,7 @@ from django.db.models import BooleanField, F, Func, Max, Min, Q, QuerySet, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import StrIndex
 
-from engine import Level, patterns
+from engine import Level, PatternError, PatternTimeout, compile_pattern, escape_pattern
 from otterweb.executions.events import LEVEL_NAMES, wire_scope
 from otterweb.executions.models import Execution, LogEntry, LogRun, LogScope
 
@@ -307,7 +307,7 @@ def _matching(execution_id: int, search: Search, limited: _TimeLimit) -> QuerySe
     if not search.case:
         if connection.vendor == "sqlite" and not search.text.isascii():
             # SQLite's LIKE folds only ASCII letters: Python's regex folds the rest
-            plain = Search(text=patterns.escape(search.text), regex=True)
+            plain = Search(text=escape_pattern(search.text), regex=True)
             return _regex(entries, plain, limited)
         return entries.filter(message__icontains=search.text)
     # case-sensitive: STRPOS on PostgreSQL, INSTR on SQLite (whose LIKE always ignores case;
@@ -356,8 +356,8 @@ def _regex(entries: QuerySet[LogEntry], search: Search, limited: _TimeLimit) -> 
     statement timeout stops), else Python's ``regex`` package, each line given what is left of
     the search's time (a line that takes it all stops the search)."""
     try:
-        pattern = patterns.compile(search.text, ignore_case=not search.case, dotnet=False)
-    except patterns.PatternError as error:
+        pattern = compile_pattern(search.text, ignore_case=not search.case, dotnet=False)
+    except PatternError as error:
         reason = str(error).removeprefix("invalid regular expression: ")
         raise ValidationError({"q": [f"Not a regular expression: {reason}."]}) from None
     if connection.vendor == "postgresql":
@@ -371,7 +371,7 @@ def _regex(entries: QuerySet[LogEntry], search: Search, limited: _TimeLimit) -> 
     def matches(message: str) -> bool:
         try:
             return pattern.search(message, seconds=limited.remaining()) is not None
-        except patterns.PatternTimeout:
+        except PatternTimeout:
             limited.reached = True
             raise  # SQLite fails the statement: "user-defined function raised exception"
 
