@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable, Coroutine
 
 from asgiref.sync import async_to_sync
@@ -118,18 +119,73 @@ def _publish(execution_id: int, event: Event) -> None:
 
 
 def relay(execution_id: int, event: Event) -> None:
-    """Publish ``event`` here from synchronous code (a run's, or a worker process's relay):
-    on the server's loop when this process serves, else on a loop of its own."""
+    """Publish ``event`` here from synchronous code (a run's, or a worker process's relay): on
+    the server's loop when this process serves, else on a loop of its own.
+
+    On the server's loop, events wait in one queue that a task of the loop publishes in order
+    (``_Outbox``), so the caller never waits for the loop: a loop busy with many viewers costs
+    the relay nothing until the queue is full."""
     loop = _server_loop
     if loop is not None and loop.is_running():
-        future = asyncio.run_coroutine_threadsafe(publish_here(execution_id, event), loop)
-        try:
-            future.result(timeout=DELIVERY_SECONDS * 2)
-        except TimeoutError:
+        _outbox(loop).put(execution_id, event)
+    else:
+        async_to_sync(publish_here)(execution_id, event)
+
+
+# events waiting for the server's loop at most; past that, the relay waits for room
+OUTBOX_EVENTS = 1000
+
+
+class _Outbox:
+    """The events handed to the server's loop from other threads, published in the order given."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.room = threading.BoundedSemaphore(OUTBOX_EVENTS)
+        self.queue: asyncio.Queue[tuple[int, Event]] = asyncio.Queue()
+        self.task = loop.create_task(self._publish_in_order())
+
+    def put(self, execution_id: int, event: Event) -> None:
+        if not self.room.acquire(timeout=DELIVERY_SECONDS * 2):
             logger.warning(
-                "execution=%s event=%s message='the server loop did not take the event in time'",
+                "execution=%s event=%s message='the server loop is far behind: event not published; watchers will refill from the database'",
                 execution_id,
                 event["type"],
             )
-    else:
-        async_to_sync(publish_here)(execution_id, event)
+            return
+        self.loop.call_soon_threadsafe(self.queue.put_nowait, (execution_id, event))
+
+    async def _publish_in_order(self) -> None:
+        while True:
+            execution_id, event = await self.queue.get()
+            try:
+                await publish_here(execution_id, event)
+            finally:
+                self.room.release()
+
+
+_outboxes: dict[asyncio.AbstractEventLoop, _Outbox] = {}
+_outboxes_lock = threading.Lock()
+
+
+def _outbox(loop: asyncio.AbstractEventLoop) -> _Outbox:
+    with _outboxes_lock:
+        outbox = _outboxes.get(loop)
+    if outbox is None:
+
+        async def make() -> _Outbox:
+            return _Outbox(loop)
+
+        try:
+            on_the_loop = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            on_the_loop = False
+        if on_the_loop:
+            made = _Outbox(loop)
+        else:
+            made = asyncio.run_coroutine_threadsafe(make(), loop).result(timeout=DELIVERY_SECONDS)
+        with _outboxes_lock:
+            outbox = _outboxes.setdefault(loop, made)
+        if outbox is not made:
+            made.task.cancel()
+    return outbox
