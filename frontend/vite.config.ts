@@ -1,7 +1,7 @@
 /// <reference types="node" />
 // Builds the pages' bundles into Django's static folder (otterweb/static/frontend/, git-ignored)
-// with a manifest that the `vite_entry` template tag reads. Each page has its own entry in
-// src/pages/; the CodeMirror packages go to a chunk of their own, so a change of ours does not
+// with a manifest that the `vite_entry` template tag reads. Each page loads one entry of
+// src/pages/ (base.html's `entry` block: site.ts unless the page names its own); the CodeMirror packages go to a chunk of their own, so a change of ours does not
 // make browsers fetch the editor library again. Blockly has a chunk of its own too, imported
 // dynamically by the mode switch the first time a script is shown as blocks: pages (and scripts
 // opened as text) that never show blocks never load it.
@@ -39,7 +39,14 @@ export default defineConfig({
     chunkSizeWarningLimit: 800,
     sourcemap: false,
     rolldownOptions: {
-      input: { item: "src/pages/item.ts", execution: "src/pages/execution.ts" },
+      input: {
+        site: "src/pages/site.ts",
+        home: "src/pages/home.ts",
+        executions: "src/pages/executions.ts",
+        execution: "src/pages/execution.ts",
+        template: "src/pages/template.ts",
+        item: "src/pages/item.ts",
+      },
       output: {
         codeSplitting: {
           groups: [

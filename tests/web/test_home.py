@@ -106,7 +106,7 @@ def test_home_shows_running_executions_and_the_runs_failed_in_a_day(client, ops)
     failed_url = response.context["failed_url"]
     listed = client.get(failed_url).content.decode()
     assert "nightly backup" in listed and "old failure" not in listed and "check" not in listed
-    assert "otterweb/dashboard.js" in page
+    assert "frontend/assets/home-" in page  # its entry: frontend/src/pages/home.ts
 
 
 def test_home_needs_a_fixed_number_of_queries(client, ops, django_assert_num_queries) -> None:

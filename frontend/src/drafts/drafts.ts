@@ -15,7 +15,7 @@ import {
   DraftsClient,
   type ItemUrls,
 } from "../api/drafts";
-import { api, ApiError } from "../api/http";
+import { type Api, ApiError } from "../api/http";
 import { minimalChange } from "../text/editor";
 import { markDiagnostics, wherePhrase } from "../text/problems";
 import { Autosaver } from "./autosave";
@@ -34,7 +34,8 @@ export interface ModeSwitch {
 }
 
 export interface DraftsOptions {
-  csrfToken: string;
+  /** The page's API client. */
+  client: Api;
   urls: ItemUrls;
   /** The version the page shows (the edit's base). */
   baseVersion: number;
@@ -66,7 +67,7 @@ export interface Drafts {
 export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Drafts {
   const { view, textarea } = options;
   const form = textarea.form;
-  const client = new DraftsClient(api(options.csrfToken), options.urls);
+  const client = new DraftsClient(options.client, options.urls);
   const message = form?.querySelector<HTMLInputElement | HTMLTextAreaElement>("[name=message]") ?? null;
   let base = options.baseVersion;
   let committing = false;

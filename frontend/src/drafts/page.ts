@@ -4,10 +4,11 @@
 // mode switch, when the item has one, is found on the editor's field (`otterModes`).
 
 import { EditorView } from "@codemirror/view";
+import type { Api } from "../api/http";
 import { type Drafts, type ModeSwitch, mountDrafts } from "./drafts";
 import { refreshItemPage } from "./refresh";
 
-export function mountItemDrafts(field: HTMLElement | null, textarea: HTMLTextAreaElement | null | undefined): Drafts | null {
+export function mountItemDrafts(client: Api, field: HTMLElement | null, textarea: HTMLTextAreaElement | null | undefined): Drafts | null {
   const actions = document.querySelector<HTMLElement>("[data-drafts]");
   const editor = field?.querySelector<HTMLElement>(".cm-editor");
   const view = editor ? EditorView.findFromDOM(editor) : null;
@@ -15,9 +16,8 @@ export function mountItemDrafts(field: HTMLElement | null, textarea: HTMLTextAre
   const data = actions.dataset;
   const baseVersion = Number(data.baseVersion);
   if (!data.draftUrl || !data.commitUrl || !data.diffUrl || !(baseVersion >= 1)) return null;
-  const csrf = textarea.form?.querySelector<HTMLInputElement>("input[name=csrfmiddlewaretoken]");
   const drafts = mountDrafts(actions, {
-    csrfToken: csrf?.value ?? "",
+    client,
     urls: { draft: data.draftUrl, commit: data.commitUrl, diff: data.diffUrl },
     baseVersion,
     hasDraft: "hasDraft" in data,
@@ -25,7 +25,7 @@ export function mountItemDrafts(field: HTMLElement | null, textarea: HTMLTextAre
     textarea,
     field,
     modes: () => (field as HTMLElement & { otterModes?: ModeSwitch }).otterModes,
-    refresh: refreshItemPage,
+    refresh: () => refreshItemPage(client),
   });
   // for the browser tests
   Object.assign(actions, { otterDrafts: drafts });

@@ -1,11 +1,15 @@
 // After a commit: the item page's version line, the Run help and the versions list (table,
 // compare form) taken from the page as the server now renders it; the editor is left alone.
 
-export async function refreshItemPage(): Promise<void> {
-  const response = await fetch(location.href, { credentials: "same-origin", headers: { Accept: "text/html" } });
-  if (!response.ok) return;
-  const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
+import type { Api } from "../api/http";
 
+export async function refreshItemPage(client: Api, url = location.href): Promise<void> {
+  const fresh = new DOMParser().parseFromString(await client.html(url), "text/html");
+  swapFreshParts(document, fresh);
+}
+
+/** The parts of `page` that a commit changes, replaced by those of `fresh`. */
+export function swapFreshParts(document: Document, fresh: Document): void {
   const swap = (selector: string) => {
     const old = document.querySelector(selector);
     const made = fresh.querySelector(selector);

@@ -1,8 +1,8 @@
-// The log's paged API (otterweb/executions, issue 12): the index of a log (its scopes with their
+// The log's paged API (/api/executions/<id>/log/): the index of a log (its scopes with their
 // counts and the skeleton of its lines in runs), its lines by seq range, and search on the
-// server. The page uses its session (same-origin cookies); errors are the API's error body.
+// server, asked through the page's API client (its session; errors are the API's error body).
 
-import { ApiError, type ErrorBody, type Fetch } from "../api/http";
+import type { Api } from "../api/http";
 import type { WireEntry, WireScope } from "./feed";
 
 export interface IndexScope extends WireScope {
@@ -64,7 +64,7 @@ export class LogApi {
 
   constructor(
     execution: number | string,
-    private readonly fetcher: Fetch = (...args) => fetch(...args),
+    private readonly client: Api,
   ) {
     this.base = `/api/executions/${encodeURIComponent(String(execution))}/log/`;
   }
@@ -84,20 +84,8 @@ export class LogApi {
     return this.get<SearchPage>(`search/?${searchParameters(query, after, limit)}`, signal);
   }
 
-  private async get<T>(path: string, signal?: AbortSignal): Promise<T> {
-    const response = await this.fetcher(this.base + path, {
-      credentials: "same-origin",
-      headers: { Accept: "application/json" },
-      signal,
-    });
-    let body: unknown = {};
-    try {
-      body = await response.json();
-    } catch {
-      body = { detail: `the server answered ${response.status} with something other than JSON` };
-    }
-    if (!response.ok) throw new ApiError(response.status, body as ErrorBody);
-    return body as T;
+  private get<T>(path: string, signal?: AbortSignal): Promise<T> {
+    return this.client.get<T>(this.base + path, { signal });
   }
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, test, vi } from "vitest";
+import { api } from "../api/http";
 import { LogApi } from "./api";
 import { LineStore } from "./cache";
 import { COPY_MAX_LINES, CopyRefused, lineText, scopeText } from "./copy";
@@ -43,7 +44,7 @@ describe("copy", () => {
     empty.holdsAll = false;
     const all = [entry(1, 1, "information", "starting"), entry(2, 2, "warning", "w"), entry(3), entry(4, 1, "information", "done")];
     const fetcher = vi.fn(async () => Response.json({ entries: all, next: null }));
-    const text = await scopeText(model, empty, new LogApi(3, fetcher), 2);
+    const text = await scopeText(model, empty, new LogApi(3, api("", fetcher)), 2);
     expect(String((fetcher.mock.calls[0] as unknown[])[0])).toBe("/api/executions/3/log/lines/?after=1&limit=10000&until=2");
     expect(text).toBe(`Deploy / Check · warning · 1.0 s · 1 line · 1 warning\n${entry(2).time} WARNING [Deploy / Check] w\n`);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, test, vi } from "vitest";
+import { api } from "../api/http";
 import { LogApi } from "./api";
 import { LineStore } from "./cache";
 import { LogModel } from "./model";
@@ -36,7 +37,7 @@ function searchingApi(seqs: number[], lastSeq?: number) {
     const body = { total: seqs.length, seqs: page, next: rest.length > limit ? page[page.length - 1] : null, ...(lastSeq ? { last_seq: lastSeq } : {}) };
     return new Response(JSON.stringify(body), { status: 200 });
   });
-  return { api: new LogApi(7, fetcher), asked, fetcher };
+  return { api: new LogApi(7, api("", fetcher)), asked, fetcher };
 }
 
 describe("compile", () => {
@@ -82,7 +83,7 @@ describe("Search in the browser", () => {
   test("test_search_in_the_browser_counts_moves_and_keeps_up_with_new_lines", async () => {
     const { model, store } = held(10);
     const onChange = vi.fn();
-    const search = new Search({ model, store, api: new LogApi(1, vi.fn()), onChange });
+    const search = new Search({ model, store, api: new LogApi(1, api("", vi.fn())), onChange });
     search.set(query({ q: "disk" }));
     await settle();
     expect(search.remote).toBe(false);
@@ -176,11 +177,11 @@ describe("Search on the server", () => {
     const { model, store } = held(3);
     store.holdsAll = false;
     const signals: AbortSignal[] = [];
-    const api = new LogApi(1, async (_url, init) => {
+    const server = new LogApi(1, api("", async (_url, init) => {
       signals.push(init!.signal!);
       return Response.json({ total: 0, seqs: [], next: null });
-    });
-    const search = new Search({ model, store, api, onChange: () => {} });
+    }));
+    const search = new Search({ model, store, api: server, onChange: () => {} });
     search.set(query({ q: "c" }));
     search.set(query({ q: "checksum" }));
     await settle();
@@ -190,7 +191,7 @@ describe("Search on the server", () => {
   test("test_search_on_the_server_says_why_it_was_refused", async () => {
     const { model, store } = held(3);
     store.holdsAll = false;
-    const refusing = new LogApi(1, async () => new Response(JSON.stringify({ detail: "bad regex: missing )" }), { status: 400 }));
+    const refusing = new LogApi(1, api("", async () => new Response(JSON.stringify({ detail: "bad regex: missing )" }), { status: 400 })));
     const search = new Search({ model, store, api: refusing, onChange: () => {} });
     search.set(query({ q: "(", regex: false }));
     await settle();

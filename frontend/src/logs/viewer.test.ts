@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { api, type Fetch } from "../api/http";
 import type { LogIndex } from "./api";
 import type { WireEntry } from "./feed";
 import { LogViewer, type WatchOptions } from "./viewer";
@@ -62,11 +63,12 @@ const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 0));
 };
 
-function mount(options: Partial<WatchOptions> = {}): LogViewer {
+function mount({ fetcher, ...options }: Partial<WatchOptions> & { fetcher?: Fetch } = {}): LogViewer {
   const root = document.getElementById("log")!;
   const viewer = new LogViewer({
     root,
     execution: 7,
+    client: api("", fetcher ?? (async () => new Response("{}", { status: 404 }))),
     connect: (url) => new FakeSocket(url) as unknown as WebSocket,
     viewport: () => 400, // 20 rows
     frame: (draw) => draw(),

@@ -9,7 +9,7 @@
 // - a permalink (#seq-N) opens at its line, its scopes expanded.
 // Hooks for browser tests (ids, classes, data attributes) are those of the issue 12 contract.
 
-import { ApiError, type Fetch } from "../api/http";
+import { type Api, ApiError } from "../api/http";
 import { LogApi, type LogIndex, type SearchQuery } from "./api";
 import { LineFetcher, LineStore } from "./cache";
 import { LogConnection, type ConnectionState } from "./connection";
@@ -44,7 +44,8 @@ export interface WatchOptions {
   /** How long to wait before reconnecting, in milliseconds. */
   retry?: number;
   connect?: (url: string) => WebSocket;
-  fetcher?: Fetch;
+  /** The page's API client (the log's index, lines and search). */
+  client: Api;
   /** For tests: the height on screen, and how a frame is asked for. */
   viewport?: () => number;
   frame?: (draw: () => void) => void;
@@ -104,7 +105,7 @@ export class LogViewer implements LogWatch {
   constructor(private readonly options: WatchOptions) {
     const root = options.root;
     this.document = root.ownerDocument;
-    this.api = new LogApi(options.execution, options.fetcher);
+    this.api = new LogApi(options.execution, options.client);
     this.fetcher = new LineFetcher(this.api, this.store, this.model);
     this.fetcher.onLoaded = () => this.changed();
     this.fetcher.onError = (error) => this.say(`Lines could not be fetched: ${describe(error)}`);

@@ -2,13 +2,18 @@
 // (data-execution, data-state, data-mode, data-started), the state (#state) and the outcome
 // badge (#status) kept up to date while it runs, and Cancel (#cancel) gone once the run ended.
 
+import { api, csrfToken } from "../api/http";
 import { showStatus, watchLog } from "../logs/viewer";
+import { mountMenu } from "../site/menu";
+
+mountMenu();
 
 const root = document.getElementById("log");
 if (root?.dataset.execution) {
   const data = root.dataset;
   const watch = watchLog({
     root,
+    client: api(csrfToken()),
     execution: data.execution ?? "",
     started: data.started || undefined,
     // a page made once the run ended says it all already (the outcome's label too)

@@ -7,7 +7,7 @@
 // in the editor. Without JavaScript Run posts the form and the execution page opens.
 
 import type { EditorView } from "@codemirror/view";
-import { api, ApiError } from "../api/http";
+import { type Api, ApiError } from "../api/http";
 import { toDom } from "../drafts/view";
 import { type LogWatch, showStatus, watchLog } from "../logs/viewer";
 import { markDiagnostics, wherePhrase } from "../text/problems";
@@ -22,7 +22,8 @@ export interface RunBesideOptions {
   fieldset: HTMLElement;
   /** Holds the editor; the panel is put in it, beside (or below) the editor. */
   container: HTMLElement;
-  csrfToken: string;
+  /** The page's API client. */
+  client: Api;
   /** The text editor, to mark the problems of a script that does not parse. */
   view?: EditorView | null;
   /** A run saved the text as `version` (the drafts start from it, the page shows it). */
@@ -69,7 +70,7 @@ export function mountRunBeside(options: RunBesideOptions): RunBeside | null {
     const data = new FormData(form, submitter); // the text editor fills the textarea first
     const content = String(data.get("content") ?? "");
     try {
-      const answer = await startRun(form.action || location.href, data, options.csrfToken);
+      const answer = await startRun(options.client, form.action || location.href, data);
       clearErrors();
       say("");
       if (answer.saved) options.saved?.(answer.version, content);
@@ -146,6 +147,7 @@ export function mountRunBeside(options: RunBesideOptions): RunBeside | null {
     // the compact viewer follows the tail unless the user scrolled up to read
     watch = watchLog({
       root: log,
+      client: options.client,
       execution: execution.id,
       compact: true,
       connect: options.connect,
@@ -180,7 +182,7 @@ export function mountRunBeside(options: RunBesideOptions): RunBeside | null {
     button.setAttribute("aria-disabled", "true"); // stays focusable, unlike disabled
     button.textContent = "Stopping…";
     try {
-      await api(options.csrfToken).post(url, {});
+      await options.client.post(url, {});
       note("Asked the worker to stop the run.");
     } catch (error) {
       button.removeAttribute("aria-disabled");

@@ -4,7 +4,7 @@
 // execution), or refuses with the API's error body (400: by field, and the diagnostics of a
 // script that does not parse). Without JavaScript the same post answers with pages.
 
-import { ApiError, type ErrorBody, type Fetch } from "../api/http";
+import { type Api, ApiError, type ErrorBody } from "../api/http";
 import type { ServerDiagnostic } from "../api/scripts";
 
 export interface StartedExecution {
@@ -61,23 +61,15 @@ export class RunRefused extends Error {
 
 /** Posts `data` (the form's fields and Run's name) to `url`; the run started, or RunRefused
  * (400), or ApiError (another refusal), or a TypeError when the server did not answer. */
-export async function startRun(url: string, data: FormData, csrfToken: string, fetcher: Fetch = (...args) => fetch(...args)): Promise<RunAnswer> {
-  const response = await fetcher(url, {
-    method: "POST",
-    body: data,
-    credentials: "same-origin",
-    headers: { Accept: "application/json", "X-CSRFToken": csrfToken },
-  });
-  let body: unknown;
+export async function startRun(client: Api, url: string, data: FormData): Promise<RunAnswer> {
+  let answer: Partial<RunAnswer>;
   try {
-    body = await response.json();
-  } catch {
-    body = { detail: `the server answered ${response.status} with something other than JSON` };
+    answer = await client.postForm<Partial<RunAnswer>>(url, data);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 400) throw new RunRefused(error.body as RunErrorBody);
+    throw error;
   }
-  if (response.status === 400) throw new RunRefused(body as RunErrorBody);
-  if (!response.ok) throw new ApiError(response.status, body as ErrorBody);
-  const answer = body as Partial<RunAnswer>;
-  if (!answer.execution) throw new ApiError(response.status, { detail: "the server did not say which run started" });
+  if (!answer.execution) throw new ApiError(200, { detail: "the server did not say which run started" });
   return answer as RunAnswer;
 }
 

@@ -3,6 +3,7 @@
 // switch and the drafts are mounted first.
 
 import { EditorView } from "@codemirror/view";
+import type { Api } from "../api/http";
 import type { Drafts } from "../drafts/drafts";
 import { refreshItemPage } from "../drafts/refresh";
 import { mountRunBeside, type RunBeside } from "./beside";
@@ -11,22 +12,21 @@ interface WithBlocks {
   otterModes?: { blocks(): { resize(): void } | null };
 }
 
-export function mountItemRun(field: HTMLElement | null, textarea: HTMLTextAreaElement | null | undefined, drafts: Drafts | null): RunBeside | null {
+export function mountItemRun(client: Api, field: HTMLElement | null, textarea: HTMLTextAreaElement | null | undefined, drafts: Drafts | null): RunBeside | null {
   const fieldset = document.querySelector<HTMLElement>("[data-run]");
   const container = document.querySelector<HTMLElement>("[data-run-beside]");
   const form = textarea?.form;
   if (!fieldset || !container || !form) return null;
   const editor = field?.querySelector<HTMLElement>(".cm-editor");
-  const csrf = form.querySelector<HTMLInputElement>("input[name=csrfmiddlewaretoken]");
   const run = mountRunBeside({
+    client,
     form,
     fieldset,
     container,
-    csrfToken: csrf?.value ?? "",
     view: editor ? EditorView.findFromDOM(editor) : null,
     saved: (version, content) => {
       drafts?.saved(version, content);
-      void refreshItemPage().catch(() => {});
+      void refreshItemPage(client).catch(() => {});
     },
     resized: () => (field as (HTMLElement & WithBlocks) | null)?.otterModes?.blocks()?.resize(),
   });

@@ -34,7 +34,7 @@ import {
   lineNumbers,
   rectangularSelection,
 } from "@codemirror/view";
-import { api } from "../api/http";
+import type { Api } from "../api/http";
 import { NamesClient } from "../api/names";
 import { ReferenceClient } from "../api/reference";
 import { ScriptProblem, ScriptsClient } from "../api/scripts";
@@ -49,7 +49,8 @@ export type EditorLanguage = "otterscript" | "shell" | "plain";
 
 export interface EditorOptions {
   language: EditorLanguage;
-  csrfToken: string;
+  /** The page's API client. */
+  client: Api;
   checkUrl: string;
   formatUrl: string;
   referenceUrl: string;
@@ -94,7 +95,7 @@ export interface MountedEditor {
 
 /** CodeMirror in place of `textarea`, which stays the form's field. */
 export function mountTextEditor(textarea: HTMLTextAreaElement, options: EditorOptions): MountedEditor {
-  const client = api(options.csrfToken);
+  const { client } = options;
   const scripts = new ScriptsClient(client, { check: options.checkUrl, format: options.formatUrl });
   const reference = new ReferenceClient(client, options.referenceUrl);
   const names =

@@ -1,6 +1,6 @@
 """The executions list's progress (issue 12): a live status, the duration so far and the counts
-of lines, warnings and errors, redrawn by executions.js from the list's JSON while executions
-run."""
+of lines, warnings and errors, redrawn by frontend/src/executions/list.ts from the list's JSON
+while executions run."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_execution_list_shows_the_counts_of_a_finished_run(viewer, here) -> None
     assert '<span class="status-warning">1</span>' in row
     assert '<span class="status-error">2</span>' in row
     assert "data-running" not in row and "so far" not in row
-    assert "otterweb/executions" in page and ".js" in page  # the script that refreshes it
+    assert "frontend/assets/executions-" in page  # the script that refreshes it
 
 
 def test_execution_list_json_redraws_a_running_execution_with_its_progress(viewer, here) -> None:
