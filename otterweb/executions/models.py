@@ -273,6 +273,23 @@ class Execution(models.Model):
 
     # ---- lifecycle
 
+    @classmethod
+    def claim(cls, pk: int, *, worker: str) -> tuple[Execution | None, bool]:
+        """Start the execution ``pk`` for ``worker`` if it is still pending: one conditional
+        UPDATE, so of workers that race for it exactly one gets True. Then the execution with
+        its job, the user who asked for it and the job's script version read in one query
+        (None if there is no such execution)."""
+        now = timezone.now()
+        claimed = cls.objects.filter(pk=pk, run_state=cls.RunState.PENDING).update(
+            run_state=cls.RunState.EXECUTING, started=now, heartbeat=now, worker=worker
+        )
+        execution = (
+            cls.objects.select_related("job__requested_by", "job__script_version__item__raft")
+            .filter(pk=pk)
+            .first()
+        )
+        return execution, bool(claimed)
+
     def start(self, *, worker: str) -> None:
         now = timezone.now()
         self.run_state, self.started, self.heartbeat, self.worker = (
@@ -292,7 +309,10 @@ class Execution(models.Model):
         )
         self.ended = timezone.now()
         self.save(update_fields=["run_state", "status", "drift", "error", "ended"])
-        self.locks.all().delete()  # a finished execution holds no global lock
+        # A finished execution holds no global lock (its blocks give theirs back; this is for a
+        # run that ended inside one). Looked for first: a delete is a write, even of nothing.
+        if GlobalLock.objects.filter(execution_id=self.pk).exists():
+            GlobalLock.objects.filter(execution_id=self.pk).delete()
         execution_finished.send(sender=Execution, execution=self)
 
     @property

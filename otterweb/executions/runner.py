@@ -49,17 +49,15 @@ def run_on_this_thread(execution_id: int) -> None:
 
 def run_execution(execution_id: int, *, worker: str) -> None:
     """Run one execution to its end: the only way an execution runs, whichever worker has it."""
-    with transaction.atomic():
-        execution = Execution.objects.select_for_update().select_related("job").get(pk=execution_id)
-        if execution.run_state != Execution.RunState.PENDING:
-            logger.warning(
-                "execution=%s worker=%s message='already %s: not run again'",
-                execution_id,
-                worker,
-                execution.run_state,
-            )
-            return
-        execution.start(worker=worker)
+    execution, claimed = Execution.claim(execution_id, worker=worker)
+    if not claimed:
+        logger.warning(
+            "execution=%s worker=%s message='already %s: not run again'",
+            execution_id,
+            worker,
+            execution.run_state if execution is not None else "deleted",
+        )
+        return
     try:
         _run_started(execution, worker=worker)
     except Exception as error:  # whatever escapes ends the run now, not when the reaper comes
