@@ -9,20 +9,21 @@ import { StateEffect } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import {
   CommitRefused,
-  Conflict,
   type ConflictBody,
   type Draft,
   DraftsClient,
   type ItemUrls,
 } from "../api/drafts";
 import { type Api, ApiError } from "../api/http";
+import { Committer } from "./commit";
+import { describeFailure } from "./describe";
 import { minimalChange } from "../text/editor";
 import { markDiagnostics, wherePhrase } from "../text/problems";
 import { Autosaver } from "./autosave";
 import { conflictView } from "./conflict";
-import { diffView } from "./diff";
+import { ChangesPanel } from "./changes";
 import { draftNotice } from "./notice";
-import { clock, h, toDom } from "./view";
+import { clock, toDom } from "./view";
 import "./drafts.css";
 import { statusLine, type Tone } from "../ui/status";
 
@@ -69,8 +70,6 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
   const form = textarea.form;
   const client = new DraftsClient(options.client, options.urls);
   const message = form?.querySelector<HTMLInputElement | HTMLTextAreaElement>("[name=message]") ?? null;
-  let base = options.baseVersion;
-  let committing = false;
 
   // the quiet line (not read out at every save) and the short polite status
   const quiet = document.createElement("span");
@@ -84,20 +83,14 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
   const panels = document.createElement("div");
   panels.className = "otter-drafts-panels";
   actions.insertAdjacentElement("beforebegin", panels);
-  const diffPanel = document.createElement("section");
-  diffPanel.className = "otter-changes";
-  diffPanel.id = "otter-changes";
-  diffPanel.hidden = true;
-  diffPanel.setAttribute("aria-labelledby", "otter-changes-title");
+  const changes = new ChangesPanel(document, {
+    compare: async () => client.toText(await current()),
+    base: () => committer.base,
+    say,
+  });
+  panels.append(changes.panel);
   let conflictPanel: HTMLElement | null = null;
-  panels.append(diffPanel);
-
-  const changesButton = document.createElement("button");
-  changesButton.type = "button";
-  changesButton.textContent = "Changes since the newest version";
-  changesButton.setAttribute("aria-expanded", "false");
-  changesButton.setAttribute("aria-controls", diffPanel.id);
-  actions.append(changesButton, status, quiet);
+  actions.append(changes.button, status, quiet);
 
   const modes = () => options.modes?.();
   const onScreen = () => view.state.doc.toString();
@@ -117,7 +110,7 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
     {
       read: current,
       save: async (content) => {
-        await client.keep(content, base);
+        await client.keep(content, committer.base);
       },
       saved: (_content, at) => note(`Draft saved ${clock(at)}`),
       failed: (error) => {
@@ -165,7 +158,7 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
         restore: () => {
           replaceText(draft.content).then(
             () => {
-              base = draft.base_version;
+              committer.base = draft.base_version;
               autosaver.reset(draft.content);
               closeNotice();
               note("");
@@ -177,7 +170,7 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
               );
               view.focus();
             },
-            (error: unknown) => say(`Not restored: ${describe(error)}`, "bad"),
+            (error: unknown) => say(`Not restored: ${describeFailure(error)}`, "bad"),
           );
         },
         discard: () => {
@@ -188,7 +181,7 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
               say("Draft discarded.");
               view.focus();
             },
-            (error: unknown) => say(`Not discarded: ${describe(error)}`, "bad"),
+            (error: unknown) => say(`Not discarded: ${describeFailure(error)}`, "bad"),
           );
         },
       }),
@@ -203,30 +196,6 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
       () => note("Could not look for a draft: the server did not answer.", "warn"),
     );
 
-  // Changes since the newest version
-  const hideChanges = () => {
-    diffPanel.hidden = true;
-    diffPanel.replaceChildren();
-    changesButton.setAttribute("aria-expanded", "false");
-  };
-  changesButton.addEventListener("click", async () => {
-    if (changesButton.getAttribute("aria-expanded") === "true") return hideChanges();
-    say("Comparing…");
-    try {
-      const answer = await client.toText(await current());
-      const version = answer.from ?? base;
-      diffPanel.replaceChildren(
-        toDom(h("h2", { id: "otter-changes-title", tabindex: -1 }, `Changes since version ${version}`)),
-        toDom(diffView(answer.diff, `Changes from version ${version} to the text on screen`, `No changes since version ${version}.`)),
-      );
-      diffPanel.hidden = false;
-      changesButton.setAttribute("aria-expanded", "true");
-      say("");
-    } catch (error) {
-      say(`Could not compare: ${describe(error)}`, "bad");
-    }
-  });
-
   // commit
   const closeConflict = () => {
     conflictPanel?.remove();
@@ -239,14 +208,14 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
         loadTheirs: () => {
           replaceText(body.latest.content).then(
             () => {
-              base = body.latest.number;
+              committer.base = body.latest.number;
               autosaver.reset(body.latest.content);
               closeConflict();
               client.forget().catch(() => {});
               say(`Loaded version ${body.latest.number}. Undo (Ctrl+Z) in the editor brings your text back.`, "ok");
               view.focus();
             },
-            (error: unknown) => say(`Not loaded: ${describe(error)}`, "bad"),
+            (error: unknown) => say(`Not loaded: ${describeFailure(error)}`, "bad"),
           );
         },
         saveMine: () => {
@@ -264,39 +233,28 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
     say(`Not saved: ${first ? wherePhrase(first) : refused.detail}`, "bad");
   };
 
-  async function commitAs(from: number): Promise<void> {
-    if (committing) return;
-    committing = true;
-    autosaver.pause();
-    say("Saving…");
-    try {
-      await autosaver.idle(); // a draft being kept must not land after the commit forgets it
-      const content = await current();
-      const saved = await client.commit(content, message?.value ?? "", from);
-      const version = saved.version ?? from;
-      base = version;
-      const stored = typeof saved.content === "string" ? saved.content : content;
-      if (stored !== content && onScreen() === content) await replaceText(stored);
-      autosaver.reset(stored);
-      closeConflict();
-      hideChanges();
-      if (notice) closeNotice(); // the commit forgot the draft it offered
-      if (message) message.value = "";
-      note("");
-      // the version line and the versions list first: "Saved" means the page shows it
-      if (version !== from) await options.refresh?.().catch(() => {});
-      say(version === from ? `No changes to save: version ${version} is the newest.` : `Saved as version ${version}.`, "ok");
-    } catch (error) {
-      if (error instanceof Conflict) {
-        say(`Not saved: ${error.body.latest.author || "someone"} saved version ${error.body.latest.number} meanwhile.`, "bad");
-        showConflict(error.body);
-      } else if (error instanceof CommitRefused) markProblems(error);
-      else say(`Not saved: ${describe(error)}`, "bad");
-    } finally {
-      committing = false;
-      autosaver.resume();
-    }
-  }
+  const committer = new Committer(
+    {
+      commit: (content, text, from) => client.commit(content, text, from),
+      drafts: autosaver,
+      current,
+      onScreen,
+      replaceText,
+      message,
+      say,
+      closePanels: () => {
+        closeConflict();
+        changes.hide();
+        if (notice) closeNotice(); // the commit forgot the draft it offered
+        note("");
+      },
+      conflict: showConflict,
+      problems: markProblems,
+      refresh: options.refresh,
+    },
+    options.baseVersion,
+  );
+  const commitAs = (from: number) => committer.commit(from);
 
   // with JavaScript, Save commits through the API (Run starts its run through the page's
   // address, having prevented the post, or posts the form)
@@ -308,29 +266,19 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
       return;
     }
     event.preventDefault();
-    void commitAs(base);
+    void committer.commit();
   });
 
   return {
     get baseVersion() {
-      return base;
+      return committer.base;
     },
     autosaver,
-    commit: () => commitAs(base),
+    commit: () => committer.commit(),
     saved(version, content) {
-      base = version;
+      committer.base = version;
       if (onScreen() === content) autosaver.reset(content);
       if (message) message.value = "";
     },
   };
-}
-
-/** What went wrong, for a sentence after "Not saved: ". */
-function describe(error: unknown): string {
-  if (error instanceof ApiError) {
-    const fields = Object.values(error.body.errors ?? {}).flat();
-    return fields.length ? fields.join(" ") : error.message;
-  }
-  if (error instanceof TypeError) return "the server did not answer.";
-  return error instanceof Error ? error.message : String(error);
 }

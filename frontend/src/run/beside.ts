@@ -4,7 +4,7 @@
 // the text on screen (the mode switch has turned blocks into text before this listener sees
 // the submit, and the text editor fills the textarea when the form's data is read). A refused
 // run shows why in the Run fieldset (beside the field it names) and marks a script's problems
-// in the editor. Without JavaScript Run posts the form and the execution page opens.
+// in the editor (refusal.ts). Without JavaScript Run posts the form and the execution page opens.
 
 import type { EditorView } from "@codemirror/view";
 import { type Api, ApiError } from "../api/http";
@@ -14,6 +14,7 @@ import { markDiagnostics, wherePhrase } from "../text/problems";
 import { statusLine } from "../ui/status";
 import { describeRunError, type RunAnswer, RunRefused, startRun } from "./client";
 import { runPanel, TITLE_ID } from "./panel";
+import { clearRefusal, showRefusal } from "./refusal";
 import "./run.css";
 
 export interface RunBesideOptions {
@@ -71,12 +72,12 @@ export function mountRunBeside(options: RunBesideOptions): RunBeside | null {
     const content = String(data.get("content") ?? "");
     try {
       const answer = await startRun(options.client, form.action || location.href, data);
-      clearErrors();
+      clearRefusal(fieldset);
       say("");
       if (answer.saved) options.saved?.(answer.version, content);
       open(answer);
     } catch (error) {
-      if (error instanceof RunRefused) showErrors(error);
+      if (error instanceof RunRefused) showRefusal(fieldset, error);
       say(`Not run: ${error instanceof RunRefused ? refusal(error) : describeRunError(error)}`, "bad");
     } finally {
       starting = false;
@@ -87,46 +88,6 @@ export function mountRunBeside(options: RunBesideOptions): RunBeside | null {
   function refusal(refused: RunRefused): string {
     const first = options.view ? markDiagnostics(options.view, refused.diagnostics) : undefined;
     return first ? wherePhrase(first) : refused.messages[0];
-  }
-
-  // ---- refusals, shown as the page shows them without JavaScript
-
-  function clearErrors(): void {
-    for (const list of fieldset.querySelectorAll(".errorlist")) list.remove();
-    for (const field of fieldset.querySelectorAll("[aria-invalid]")) field.removeAttribute("aria-invalid");
-  }
-
-  function errorList(messages: string[], className: string): HTMLUListElement {
-    const list = document.createElement("ul");
-    list.className = className;
-    for (const message of messages) {
-      const item = document.createElement("li");
-      item.textContent = message;
-      list.append(item);
-    }
-    return list;
-  }
-
-  function showErrors(refused: RunRefused): void {
-    clearErrors();
-    const general: string[] = [];
-    for (const [name, messages] of Object.entries(refused.body.errors ?? {})) {
-      const control = fieldset.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`);
-      const field = control?.closest(".field");
-      if (!control || !field) {
-        general.push(...messages);
-        continue;
-      }
-      control.setAttribute("aria-invalid", "true");
-      control.insertAdjacentElement("beforebegin", errorList(messages, "errorlist"));
-    }
-    if (!general.length && !Object.keys(refused.body.errors ?? {}).length) general.push(refused.message);
-    if (general.length) {
-      const list = errorList(general, "errorlist nonfield");
-      const help = fieldset.querySelector("#run-help") ?? fieldset.querySelector("legend");
-      if (help) help.insertAdjacentElement("afterend", list);
-      else fieldset.prepend(list);
-    }
   }
 
   // ---- the panel
