@@ -289,14 +289,16 @@ class DistributedSite(Site):
         return Template(folder, token, database)
 
     def make_database(self) -> str:
+        from psycopg.errors import ObjectInUse
+
         template = self.template()
         copy_keys(template, self.data)
         for attempt in range(50):
             try:
                 self._sql(f"create database {self.database} template {template.database}")
                 break
-            except Exception as error:  # noqa: BLE001 - the template still in use: once again
-                if "being accessed by other users" not in str(error) or attempt == 49:
+            except ObjectInUse:  # the template still in use (a closing connection): again
+                if attempt == 49:
                     raise
                 time.sleep(0.1)
         return template.token
