@@ -10,9 +10,10 @@ from otterweb.executions.views import execution_row, failed_url
 
 
 class HomeView(LoginRequiredMixin, TemplateView):
-    """The dashboard: what runs now and what ran last (live, by dashboard.js), what failed in
-    the last day, what the inventory holds, and the daily actions; what to do first on a new
-    installation. A fixed number of queries whatever the data."""
+    """The dashboard: what runs now and what ran last (kept live by
+    frontend/src/dashboard/activity.ts), what failed in the last day, what the inventory holds,
+    and the daily actions; what to do first on a new installation. A fixed number of queries
+    whatever the data."""
 
     template_name = "home.html"
 

@@ -67,8 +67,8 @@ class ExecutionListView(LoginRequiredMixin, PermissionRequiredMixin, ListView):
         return context
 
     def render_to_response(self, context, **kwargs):
-        """executions.js refreshes the rows while executions run: it asks for JSON, and gets
-        them drawn by the page's own template."""
+        """The list page's script (frontend/src/executions/list.ts) refreshes the rows while
+        executions run: it asks for JSON, and gets them drawn by the page's own template."""
         if self.request.headers.get("Accept") != "application/json":
             return super().render_to_response(context, **kwargs)
         response = JsonResponse(
@@ -179,7 +179,7 @@ class JsonPermissionMixin(LoginRequiredMixin, PermissionRequiredMixin):
 
 class ExecutionActivityView(JsonPermissionMixin, View):
     """GET: the dashboard's executions as rows (running, recently ended) and the failed count,
-    polled by dashboard.js."""
+    polled by the dashboard's script (frontend/src/dashboard/activity.ts)."""
 
     permission_required = "executions.view_execution"
 
