@@ -398,6 +398,22 @@ def stop(process: subprocess.Popen, log_path: Path | None = None) -> None:
 
 
 @contextmanager
+def running_site(mode: str, data: Path, **settings: str) -> Iterator[Site]:
+    """A site in ``mode`` with every process it needs up (its log in ``data/server.log``);
+    stopped and removed afterwards."""
+    site = make_site(mode, data, **settings)
+    log_path = data / "server.log"
+    with open(log_path, "wb") as log:
+        processes = site.up(log)
+        try:
+            yield site
+        finally:
+            for process in processes:
+                stop(process, log_path)
+            site.close()
+
+
+@contextmanager
 def served_with_raft(data: Path, raft: str, scripts: dict[str, str]) -> Iterator[Site]:
     """An embedded site serving on a free port, with a raft of OtterScript scripts (item name ->
     text); stopped afterwards. For the editor's browser tests."""

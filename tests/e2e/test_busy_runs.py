@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.e2e.serving import make_site, stop
+from tests.e2e.serving import running_site
 
 MODES = ["embedded", "distributed"]
 # a hundred million statements: far longer than any test waits
@@ -39,16 +39,8 @@ Log-Information never;"""
 
 @pytest.fixture(params=MODES)
 def busy_site(request, tmp_path):
-    site = make_site(request.param, tmp_path, OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS="6")
-    log_path = tmp_path / "server.log"
-    with open(log_path, "wb") as log:
-        processes = site.up(log)
-        try:
-            yield site
-        finally:
-            for process in processes:
-                stop(process, log_path)
-            site.close()
+    with running_site(request.param, tmp_path, OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS="6") as site:
+        yield site
 
 
 def started(site, script: str) -> dict:

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.e2e.serving import make_site, stop
+from tests.e2e.serving import make_site, running_site, stop
 
 MODES = ["embedded", "distributed"]
 QUICK_LIVENESS = {
@@ -48,24 +48,16 @@ def mode(request) -> str:
 
 
 def test_e2e_processes_a_run_left_behind_die_when_it_ends(mode, tmp_path) -> None:
-    site = make_site(mode, tmp_path)
-    log_path = tmp_path / "server.log"
     marker = f"{time.time():.6f}"
-    with open(log_path, "wb") as log:
-        processes = site.up(log)
-        try:
-            script = escaping(marker) + "SHExec >>\nsleep 5\n>>;\nLog-Information done;"
-            execution = site.api(
-                "POST", "/api/executions/", {"script": script, "servers": ["localhost"]}
-            )
-            until(lambda: len(running(marker)) == 2)  # both escaped while the run went on
-            detail = site.wait_for(execution["id"], lambda d: d["run_state"] == "completed")
-            assert detail["status"] == "normal", detail
-            until(lambda: not running(marker), seconds=10)
-        finally:
-            for process in processes:
-                stop(process, log_path)
-            site.close()
+    with running_site(mode, tmp_path) as site:
+        script = escaping(marker) + "SHExec >>\nsleep 5\n>>;\nLog-Information done;"
+        execution = site.api(
+            "POST", "/api/executions/", {"script": script, "servers": ["localhost"]}
+        )
+        until(lambda: len(running(marker)) == 2)  # both escaped while the run went on
+        detail = site.wait_for(execution["id"], lambda d: d["run_state"] == "completed")
+        assert detail["status"] == "normal", detail
+        until(lambda: not running(marker), seconds=10)
 
 
 def test_e2e_processes_of_a_run_die_after_its_worker_is_killed(mode, tmp_path) -> None:

@@ -13,7 +13,7 @@ from datetime import datetime
 import pytest
 from websockets.sync.client import connect
 
-from tests.e2e.serving import DistributedSite, Site, make_site, stop
+from tests.e2e.serving import DistributedSite, Site, make_site, running_site, stop
 
 LINES = 2000
 MODES = ["embedded", "distributed"]
@@ -27,16 +27,8 @@ QUICK_LIVENESS = {
 @pytest.fixture(params=MODES)
 def site(request, tmp_path):
     """A running site: `manage.py serve`, or daphne and one Celery worker."""
-    site = make_site(request.param, tmp_path)
-    log_path = tmp_path / "server.log"
-    with open(log_path, "wb") as log:
-        processes = site.up(log)
-        try:
-            yield site
-        finally:
-            for process in processes:
-                stop(process, log_path)
-            site.close()
+    with running_site(request.param, tmp_path) as site:
+        yield site
 
 
 def read_to_complete(site: Site, execution_id: int) -> tuple[list[dict], list[str], int]:
