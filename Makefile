@@ -76,6 +76,7 @@ bench: setup services
 	$(PY) bench/parse.py
 	$(PY) bench/engine.py
 	$(PY) bench/logs.py
+	$(PY) bench/jobs.py
 	$(PY) bench/editor.py
 	$(PY) bench/logviewer.py
 	$(PY) bench/fanout.py
