@@ -41,9 +41,8 @@ def wait_for_states(site: Site, expected: dict[str, str], seconds: float = 60) -
         time.sleep(0.2)
 
 
-def test_configuration_matrix_drift_and_remediation_in_a_browser(site, tmp_path) -> None:
-    folder = tmp_path / "files"
-    folder.mkdir()
+def test_configuration_matrix_drift_and_remediation_in_a_browser(site, run_user_folder) -> None:
+    folder = run_user_folder
     site.add_raft(
         "config",
         {

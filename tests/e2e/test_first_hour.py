@@ -9,10 +9,7 @@ visited has no console error and no failed request."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -89,18 +86,8 @@ class Walk:
         )
 
 
-@pytest.fixture
-def readable_folder():
-    """A folder local runs can read: they act as the run user, to whom pytest's own temporary
-    folders (root's, 0700) are closed."""
-    folder = Path(tempfile.mkdtemp(prefix="otterweb-e2e-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def test_first_hour_from_login_to_a_job_template_run(site, readable_folder) -> None:
-    motd = readable_folder / "motd"
+def test_first_hour_from_login_to_a_job_template_run(site, run_user_folder) -> None:
+    motd = run_user_folder / "motd"
     motd.write_text("Welcome, stranger\n")
     motd.chmod(0o644)
     with browser() as context:
