@@ -102,7 +102,8 @@ class WorkerProcesses(Dispatcher):
     def start(self) -> None:
         with self._lock:
             self._running = True
-        # Workers are started, and started again, by one long-lived thread.
+        # one thread starts the workers, starts again those that die, and kills those whose run
+        # does not stop when asked
         self._supervisor = threading.Thread(
             target=self._supervise, name="otterweb-worker-supervisor", daemon=True
         )
