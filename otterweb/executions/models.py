@@ -279,9 +279,8 @@ class Execution(models.Model):
         UPDATE, so of workers that race for it exactly one gets True. Then the execution with
         its job, the user who asked for it and the job's script version read in one query
         (None if there is no such execution)."""
-        now = timezone.now()
         claimed = cls.objects.filter(pk=pk, run_state=cls.RunState.PENDING).update(
-            run_state=cls.RunState.EXECUTING, started=now, heartbeat=now, worker=worker
+            **cls._started(worker)
         )
         execution = (
             cls.objects.select_related("job__requested_by", "job__script_version__item__raft")
@@ -291,14 +290,23 @@ class Execution(models.Model):
         return execution, bool(claimed)
 
     def start(self, *, worker: str) -> None:
+        """Start this execution for ``worker``, whatever its state (``claim`` is the workers'
+        way, which starts only a pending one)."""
+        started = self._started(worker)
+        for name, value in started.items():
+            setattr(self, name, value)
+        self.save(update_fields=list(started))
+
+    @classmethod
+    def _started(cls, worker: str) -> dict:
+        """The fields of an execution that ``worker`` starts now."""
         now = timezone.now()
-        self.run_state, self.started, self.heartbeat, self.worker = (
-            self.RunState.EXECUTING,
-            now,
-            now,
-            worker,
-        )
-        self.save(update_fields=["run_state", "started", "heartbeat", "worker"])
+        return {
+            "run_state": cls.RunState.EXECUTING,
+            "started": now,
+            "heartbeat": now,
+            "worker": worker,
+        }
 
     def finish(self, *, status: str, drift: list, error: str = "") -> None:
         self.run_state, self.status, self.drift, self.error = (
