@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 ADDR ?= 127.0.0.1:8000
 
-.PHONY: setup static frontend migrate run services test test-fast frontend-test lint bench clean
+.PHONY: setup static frontend migrate run services ldap test test-fast frontend-test lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -58,15 +58,26 @@ lint: setup
 services:
 	scripts/services start
 
+# LDAP logins (docs/logins.md) are the optional `ldap` extra, not a dependency: python-ldap has no
+# Linux wheels and builds against Debian's libldap2-dev and libsasl2-dev, and `make run` needs
+# nothing but Python. The tests install those (scripts/services, with slapd), then the extra.
+LDAP_STAMP := $(VENV)/.ldap-stamp
+$(LDAP_STAMP): $(STAMP)
+	scripts/services start
+	$(PY) -m pip install --quiet -e '.[dev,ldap]'
+	touch $(LDAP_STAMP)
+
+ldap: $(LDAP_STAMP)
+
 # `make test`: every test, then the web tests that use the database (marked `database` by
 # tests/conftest.py) again on PostgreSQL; the others do the same on either. `make test-fast`: the
 # same but the browser tests (marked `browser`) and the second database, for the quick loop.
-test: setup lint services frontend-test
+test: setup lint services ldap frontend-test
 	$(VENV)/bin/pytest
 	@echo "The web tests that use the database again, on PostgreSQL:"
 	env $$(scripts/services env | grep DATABASE_URL) $(VENV)/bin/pytest -m database tests/web
 
-test-fast: setup lint services frontend-test
+test-fast: setup lint services ldap frontend-test
 	$(VENV)/bin/pytest -m "not browser"
 
 frontend-test: setup

@@ -3,11 +3,16 @@ from django.contrib.auth import views as auth
 from django.urls import include, path
 
 from otterweb import views
+from otterweb.accounts import oidc
+from otterweb.accounts import views as accounts_views
 
 # Signing in and out and changing one's password. No password reset by e-mail: OtterWeb sends
 # no mail; an administrator sets a forgotten password (admin, or `manage.py changepassword`).
 accounts = [
-    path("login/", auth.LoginView.as_view(), name="login"),
+    path("login/", accounts_views.LoginView.as_view(), name="login"),
+    # OpenID Connect single sign-on (docs/logins.md); 404 while OTTERWEB_OIDC_ISSUER is unset
+    path("oidc/authenticate/", oidc.SignInView.as_view(), name="oidc_authentication_init"),
+    path("oidc/callback/", oidc.CallbackView.as_view(), name="oidc_authentication_callback"),
     path("logout/", auth.LogoutView.as_view(), name="logout"),
     path("password_change/", auth.PasswordChangeView.as_view(), name="password_change"),
     path(

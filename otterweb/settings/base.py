@@ -11,6 +11,8 @@ from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
+from otterweb.accounts import directory_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 DATA_DIR = Path(os.environ.get("OTTERWEB_DATA_DIR", BASE_DIR / "var"))
 
@@ -160,6 +162,18 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "otterweb.accounts.lockout.client_ip"
 AXES_LOCKOUT_CALLABLE = "otterweb.accounts.lockout.response"
+
+# Directory logins (docs/logins.md): LDAP / Active Directory (OTTERWEB_LDAP_*) and OpenID Connect
+# single sign-on (OTTERWEB_OIDC_*), each off unless OTTERWEB_LDAP_URI or OTTERWEB_OIDC_ISSUER is
+# set. Their backends come after Django's own: a local account's password is checked first.
+OTTERWEB_LDAP_GROUPS: dict = {}
+OTTERWEB_OIDC_ISSUER = ""
+_directory = {
+    **directory_settings.ldap_settings(os.environ),
+    **directory_settings.oidc_settings(os.environ),
+}
+globals().update(_directory)
+AUTHENTICATION_BACKENDS += directory_settings.backends(_directory)
 
 # API tokens (django-rest-knox): stored as SHA-512 digests, shown once, valid for this many days
 # unless made with another lifetime (0: until revoked). The prefix lets secret scanners spot one.
