@@ -13,19 +13,17 @@ needs.
 from __future__ import annotations
 
 import contextlib
-import shutil
 import socket
 import subprocess
-import time
 from pathlib import Path
+
+from tests.children import ChildServer, free_port
 
 SLAPD = "/usr/sbin/slapd"
 SLAPADD = "/usr/sbin/slapadd"
 SLAPPASSWD = "/usr/sbin/slappasswd"
 SCHEMAS = "/etc/ldap/schema"
 MODULES = "/usr/lib/ldap"
-# the server stops with the test process that started it, even one that was killed
-DIE_WITH_PARENT = ["setpriv", "--pdeathsig", "TERM", "--"] if shutil.which("setpriv") else []
 
 BASE = "dc=otterweb,dc=test"
 PEOPLE = f"ou=people,{BASE}"
@@ -53,12 +51,6 @@ def group_dn(name: str) -> str:
 
 def person_dn(username: str) -> str:
     return f"uid={username},{PEOPLE}"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _hashed(password: str) -> str:
@@ -90,14 +82,15 @@ def ldif() -> str:
     return "\n".join(entries)
 
 
-class Slapd:
+class Slapd(ChildServer):
     """One slapd on a free port of 127.0.0.1, its files in ``folder``; a context manager."""
+
+    name = "slapd"
 
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
-        self.port = _free_port()
+        self.port = free_port()
         self.uri = f"ldap://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen | None = None
 
     def settings(self) -> dict[str, str]:
         """OtterWeb's environment for this directory: users searched by uid with the service
@@ -142,43 +135,20 @@ class Slapd:
 
     def start(self) -> Slapd:
         config = self.write_config()
-        log = open(self.folder / "slapd.log", "wb")  # noqa: SIM115 (open while it runs)
         # -d 0: in the foreground, so it is our child and stops with us
-        self.process = subprocess.Popen(
-            [*DIE_WITH_PARENT, SLAPD, "-f", str(config), "-h", f"{self.uri}/", "-d", "0"],
-            stdout=log,
-            stderr=subprocess.STDOUT,
+        self.launch(
+            [SLAPD, "-f", str(config), "-h", f"{self.uri}/", "-d", "0"],
+            self.folder / "slapd.log",
+            self.answers,
         )
-        log.close()
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                break
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5),
-            ):
-                return self
-            time.sleep(0.05)
-        self.stop()
-        raise AssertionError(
-            "slapd did not start:\n" + (self.folder / "slapd.log").read_text()[-3000:]
-        )
+        return self
 
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-    def __enter__(self) -> Slapd:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
+    def answers(self) -> bool:
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+        except OSError:
+            return False
+        return True
 
 
 if __name__ == "__main__":

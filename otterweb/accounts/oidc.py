@@ -138,7 +138,7 @@ class CallbackView(OIDCAuthenticationCallbackView):
             logger.info(
                 "OIDC sign-in ended by the provider: %s", self.request.GET.get("error")[:100]
             )
-        return _failed(self.request, "you are not signed in.")
+        return _failed(self.request, "you are not signed in. Try again, or log in here.")
 
 
 class SingleSignOnBackend(OIDCAuthenticationBackend):
