@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth
 from django.urls import include, path
@@ -10,9 +11,6 @@ from otterweb.accounts import views as accounts_views
 # no mail; an administrator sets a forgotten password (admin, or `manage.py changepassword`).
 accounts = [
     path("login/", accounts_views.LoginView.as_view(), name="login"),
-    # OpenID Connect single sign-on (docs/logins.md); 404 while OTTERWEB_OIDC_ISSUER is unset
-    path("oidc/authenticate/", oidc.SignInView.as_view(), name="oidc_authentication_init"),
-    path("oidc/callback/", oidc.CallbackView.as_view(), name="oidc_authentication_callback"),
     path("logout/", auth.LogoutView.as_view(), name="logout"),
     path("password_change/", auth.PasswordChangeView.as_view(), name="password_change"),
     path(
@@ -21,6 +19,12 @@ accounts = [
         name="password_change_done",
     ),
 ]
+
+if settings.OTTERWEB_OIDC_ISSUER:  # OpenID Connect single sign-on (docs/logins.md)
+    accounts += [
+        path("oidc/authenticate/", oidc.SignInView.as_view(), name="oidc_authentication_init"),
+        path("oidc/callback/", oidc.CallbackView.as_view(), name="oidc_authentication_callback"),
+    ]
 
 urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),

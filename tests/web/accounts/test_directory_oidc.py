@@ -5,6 +5,7 @@ against a real provider is tests/e2e/test_directory_logins.py."""
 
 from __future__ import annotations
 
+import importlib
 import time
 from urllib.parse import parse_qs, urlsplit
 
@@ -15,7 +16,9 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.exceptions import ImproperlyConfigured, SuspiciousOperation
+from django.urls import clear_url_caches
 
+import otterweb.urls
 from otterweb.accounts import directory_settings, oidc
 
 ISSUER = "https://id.example.test/realms/ops"
@@ -32,6 +35,12 @@ ENV = {
 }
 
 
+def load_urls() -> None:
+    """otterweb.urls again: its single sign-on addresses exist only while it is on."""
+    importlib.reload(otterweb.urls)
+    clear_url_caches()
+
+
 @pytest.fixture
 def sso(settings):
     """Single sign-on on, from the environment a deployment would set."""
@@ -42,7 +51,10 @@ def sso(settings):
         *settings.AUTHENTICATION_BACKENDS,
         *directory_settings.backends(found),
     ]
-    return found
+    load_urls()
+    yield found
+    settings.OTTERWEB_OIDC_ISSUER = ""
+    load_urls()
 
 
 @pytest.fixture(scope="module")
@@ -90,13 +102,15 @@ def test_oidc_settings_need_a_client_id_and_the_openid_scope() -> None:
 
 
 @pytest.mark.django_db
-def test_login_page_offers_single_sign_on_only_when_it_is_on(client, settings) -> None:
+def test_login_page_offers_no_single_sign_on_when_it_is_off(client) -> None:
     page = client.get("/accounts/login/").content.decode()
     assert "Sign in with" not in page
     assert client.get("/accounts/oidc/authenticate/").status_code == 404
     assert client.get("/accounts/oidc/callback/?code=x&state=y").status_code == 404
-    for name, value in directory_settings.oidc_settings(ENV).items():
-        setattr(settings, name, value)
+
+
+@pytest.mark.django_db
+def test_login_page_offers_single_sign_on_when_it_is_on(client, sso) -> None:
     page = client.get("/accounts/login/?next=/rafts/").content.decode()
     assert 'href="/accounts/oidc/authenticate/?next=/rafts/">Sign in with Example ID</a>' in page
 
