@@ -33,6 +33,7 @@ urlpatterns = [
     path("", include("otterweb.inventory.urls")),
     path("", include("otterweb.configuration.urls")),
     path("", include("otterweb.schedules.urls")),
+    path("", include("otterweb.audit.urls")),
     path("api/auth/", include("otterweb.accounts.urls")),
     path("api/", include("otterweb.api.urls")),
     path("accounts/", include(accounts)),

@@ -2,6 +2,7 @@ from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
 from otterweb.api.docs import DocsView, SchemaView
+from otterweb.audit import api as audit
 from otterweb.editor import api as editor
 from otterweb.executions import api as executions
 from otterweb.inventory import api as inventory
@@ -21,6 +22,7 @@ router.register("raft-item-versions", rafts.RaftItemVersionViewSet)
 router.register("job-templates", executions.JobTemplateViewSet)
 router.register("jobs", executions.JobViewSet)
 router.register("executions", executions.ExecutionViewSet)
+router.register("audit", audit.EntryViewSet, basename="audit")
 
 urlpatterns = [
     path("scripts/check/", editor.CheckView.as_view(), name="script-check"),

@@ -18,6 +18,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from engine import Mode, Script, parse, remediation_outline
+from otterweb.audit import services as audit
 from otterweb.configuration import selectors
 from otterweb.configuration.models import (
     Check,
@@ -414,6 +415,7 @@ def approve_plan(
         user,
     )
     plan.save(update_fields=["status", "approved", "approved_by"])
+    audit.plan_approved(plan=plan, user=user, executions=executions)
     logger.info(
         "plan=%s servers=%d automatic=%s executions=%s message='remediation started'",
         plan.pk,

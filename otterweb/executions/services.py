@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from engine import OtterSyntaxError, from_json_value, parse, targets_servers
+from otterweb.audit import services as audit
 from otterweb.executions import dispatch
 from otterweb.executions.local_runs import may_run_locally
 from otterweb.executions.models import Execution, Job, JobTemplate, JobTemplatePrompt, Mode
@@ -82,6 +83,7 @@ def create_job(
         variables=variables,
     )
     execution = Execution.objects.create(job=job, mode=mode, simulate=simulate)
+    audit.run_started(execution=execution)
     transaction.on_commit(partial(dispatch.current().dispatch, execution.pk))
     return execution
 
@@ -279,6 +281,7 @@ def save_job_template(
         for row in rows:
             row.template = template
         JobTemplatePrompt.objects.bulk_create(rows)
+        audit.record_created(rows)
     return template
 
 
@@ -331,6 +334,7 @@ def request_cancel(*, execution: Execution) -> None:
             return
         execution.cancel_requested = True
         execution.save(update_fields=["cancel_requested"])
+        audit.run_cancelled(execution=execution)
         if execution.run_state == Execution.RunState.PENDING:
             close_execution(
                 execution,

@@ -343,7 +343,8 @@ def save_credential(
     called ``name``. ``secret=None`` keeps the stored secret and ``passphrase=None`` the stored
     passphrase (both are write-only; "" removes them)."""
     if credential is None:
-        credential, _created = Credential.objects.get_or_create(name=name)
+        # one write for a new one (the audit trail shows one create, not a create and a change)
+        credential = Credential.objects.filter(name=name).first() or Credential(name=name)
     else:
         credential.name = name
         _check_unique_name(Credential, name, credential)

@@ -18,6 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from otterweb.audit.context import origin
 from otterweb.configuration.services import start_routine_check
 from otterweb.executions.models import Execution
 from otterweb.executions.services import launch_template
@@ -80,7 +81,8 @@ def fire(schedule: Schedule, *, now: datetime) -> Execution | None:
     """Start what ``schedule`` runs and record how it went (the execution, or why none)."""
     execution, error = None, ""
     try:
-        with transaction.atomic():  # a failed start undoes what it wrote, not the claim
+        with transaction.atomic(), origin(f"schedule {schedule.name}"):
+            # a failed start undoes what it wrote, not the claim
             execution = _start(schedule)
     except ValidationError as refused:
         error = " ".join(refused.messages)

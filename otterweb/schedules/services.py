@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from engine import json_loads
+from otterweb.audit.context import origin
 from otterweb.executions.local_runs import may_run_locally
 from otterweb.executions.models import Execution, JobTemplate
 from otterweb.executions.services import launch_template, prompt_answers
@@ -282,9 +283,10 @@ def pull_trigger(
             owners.check_owner(
                 owner=trigger.owner, template=trigger.template, what=f"The trigger {trigger.name}"
             )
-            execution = launch_template(
-                template=trigger.template, requested_by=trigger.owner, variables=variables
-            )
+            with origin(f"trigger {trigger.name}"):
+                execution = launch_template(
+                    template=trigger.template, requested_by=trigger.owner, variables=variables
+                )
             if delivery is not None:
                 delivery.execution = execution
                 delivery.save(update_fields=["execution"])

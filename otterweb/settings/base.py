@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "axes",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "auditlog",
     "otterweb",
     "otterweb.accounts",
     "otterweb.inventory",
@@ -50,6 +51,7 @@ INSTALLED_APPS = [
     "otterweb.executions",
     "otterweb.configuration",
     "otterweb.schedules",
+    "otterweb.audit",
 ]
 
 MIDDLEWARE = [
@@ -60,6 +62,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # who and from where, for the audit trail's entries (otterweb.audit.context)
+    "otterweb.audit.context.audit_context",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # last, as django-axes asks: turns a locked-out login into the lockout answer
@@ -252,6 +256,13 @@ OTTERWEB_REMEDIATION_CONFIRM_OVER = int(os.environ.get("OTTERWEB_REMEDIATION_CON
 # schedules that are due (seconds; 0: this process fires none), and the calls a trigger takes.
 OTTERWEB_SCHEDULER_SECONDS = float(os.environ.get("OTTERWEB_SCHEDULER_SECONDS", "15"))
 OTTERWEB_TRIGGER_THROTTLE_RATE = os.environ.get("OTTERWEB_TRIGGER_THROTTLE_RATE", "30/minute")
+
+# The audit trail (docs/audit.md): django-auditlog writes its entries into otterweb.audit's model
+# (its own, swapped out, gets no table); entries older than this many days are deleted by the
+# housekeeper (0: kept for ever).
+AUDITLOG_LOGENTRY_MODEL = "audit.Entry"
+MIGRATION_MODULES = {"auditlog": None}
+OTTERWEB_AUDIT_RETENTION_DAYS = float(os.environ.get("OTTERWEB_AUDIT_RETENTION_DAYS", "365"))
 
 # ... and Redis, for the channel layer, Celery's broker and global locks (`lock=!token`).
 REDIS_URL = os.environ.get("OTTERWEB_REDIS_URL", "")

@@ -1,0 +1,82 @@
+"""What django-auditlog tracks: every model a person changes through pages, the API or the
+admin, with the fields that are bookkeeping (timestamps, what checks and firings write) left
+out and secrets masked (a change shows as "(changed)", never a value or a ciphertext).
+
+To track another model, add one line to TRACKED (a model not installed is skipped), e.g.
+``"privileges.Grant": {}``, or ``"privileges.ApiKey": {"mask": ["digest"]}``."""
+
+from __future__ import annotations
+
+from auditlog.registry import auditlog
+from django.apps import apps
+
+from otterweb.inventory.models import SERVER_CHECK_FIELDS
+
+TIMESTAMPS = ["created", "updated"]
+
+# "app_label.Model": exclude (fields not recorded), mask (secrets: only that they changed),
+# m2m (many-to-many fields recorded as objects added and removed)
+TRACKED: dict[str, dict[str, list[str]]] = {
+    "inventory.Environment": {"exclude": TIMESTAMPS},
+    "inventory.Role": {"exclude": TIMESTAMPS, "m2m": ["dependencies"]},
+    "inventory.Server": {
+        "exclude": [*TIMESTAMPS, *SERVER_CHECK_FIELDS],
+        "m2m": ["roles", "environments"],
+    },
+    "inventory.Variable": {"exclude": TIMESTAMPS, "mask": ["encrypted_value"]},
+    "inventory.Credential": {
+        "exclude": TIMESTAMPS,
+        "mask": ["encrypted_secret", "encrypted_passphrase"],
+        "m2m": ["environments"],
+    },
+    "rafts.Raft": {"exclude": ["created"]},
+    # an item's content is recorded as its new version's number (RaftItemVersion), never a
+    # second copy of the script; drafts (the editor's autosave) are not changes of anything
+    "rafts.RaftItem": {"exclude": ["content", "updated"]},
+    "rafts.RaftItemVersion": {"exclude": ["content", "created"]},
+    "executions.JobTemplate": {"exclude": TIMESTAMPS, "m2m": ["servers", "roles", "environments"]},
+    "executions.JobTemplatePrompt": {},
+    "schedules.Schedule": {
+        "exclude": [*TIMESTAMPS, "next_run", "last_fired", "last_execution", "last_error"],
+    },
+    "schedules.Trigger": {
+        "exclude": ["created", "last_used", "last_execution", "last_error"],
+        "mask": ["token_digest", "encrypted_secret"],
+    },
+    "auth.User": {
+        "exclude": ["last_login", "date_joined"],
+        "mask": ["password"],
+        "m2m": ["groups", "user_permissions"],
+    },
+    "auth.Group": {"m2m": ["permissions"]},
+    # issue 20's privileges and API keys (otterweb/privileges): tracked once they exist
+    "privileges.Role": {"m2m": ["permissions"]},
+    "privileges.Grant": {"exclude": ["created"]},
+    "privileges.ApiKey": {"mask": ["digest", "key_digest", "token_key"]},
+}
+
+
+def hidden(value: str) -> str:
+    """django-auditlog's mask for secrets: whether there is one, nothing of it."""
+    return "(secret)" if value not in ("", "None") else ""
+
+
+def register_all() -> list[str]:
+    """Have django-auditlog track every installed model of TRACKED; their labels."""
+    registered = []
+    for label, options in TRACKED.items():
+        app_label, _, name = label.partition(".")
+        try:
+            model = apps.get_model(app_label, name)
+        except LookupError:  # an app or model not (yet) installed
+            continue
+        field_names = {field.name for field in model._meta.get_fields()}
+        auditlog.register(
+            model,
+            exclude_fields=[f for f in options.get("exclude", []) if f in field_names],
+            mask_fields=[f for f in options.get("mask", []) if f in field_names],
+            mask_callable="otterweb.audit.registry.hidden",
+            m2m_fields={f for f in options.get("m2m", []) if f in field_names},
+        )
+        registered.append(label)
+    return registered
