@@ -29,22 +29,26 @@ def audit_context(get_response: Callable) -> Callable:
     if iscoroutinefunction(get_response):
 
         async def middleware(request: HttpRequest) -> HttpResponse:
-            token = _request.set(request)
-            try:
+            with answering(request):
                 return await get_response(request)
-            finally:
-                _request.reset(token)
 
     else:
 
         def middleware(request: HttpRequest) -> HttpResponse:
-            token = _request.set(request)
-            try:
+            with answering(request):
                 return get_response(request)
-            finally:
-                _request.reset(token)
 
     return middleware
+
+
+@contextlib.contextmanager
+def answering(request: HttpRequest) -> Iterator[None]:
+    """Entries written inside come from ``request``: its user, its address."""
+    token = _request.set(request)
+    try:
+        yield
+    finally:
+        _request.reset(token)
 
 
 def current_request() -> HttpRequest | None:

@@ -46,7 +46,7 @@ def record(
     (``data``). Without an object, ``kind`` and ``name`` say what it was about (a failed
     login's unknown user name). ``request``: the request it comes from when it is not the one
     being answered (a login signal's)."""
-    model = type(obj) if obj is not None else kind
+    model = obj._meta.model if obj is not None else kind  # obj may be a lazy request.user
     entry = Entry(
         content_type=ContentType.objects.get_for_model(model),
         object_pk=str(obj.pk) if obj is not None else "",
