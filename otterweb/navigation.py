@@ -17,6 +17,7 @@ SECTIONS = [
     ("Roles", "role-list", "inventory.view_role"),
     ("Environments", "environment-list", "inventory.view_environment"),
     ("Credentials", "credential-list", "inventory.view_credential"),
+    ("Privileges", "privileges", "privileges.view_grant"),
     ("Audit trail", "audit-list", "audit.view_entry"),
     ("Admin", "admin:index", STAFF),
     ("API", "api:api-docs", None),

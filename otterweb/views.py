@@ -1,5 +1,5 @@
 from django.contrib.auth.mixins import LoginRequiredMixin
-from django.http import HttpResponseServerError
+from django.http import HttpResponseServerError, JsonResponse
 from django.shortcuts import redirect, render
 from django.template import loader
 from django.templatetags.static import static
@@ -19,9 +19,10 @@ class HomeView(LoginRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context["counts"] = selectors.counts()
-        if self.request.user.has_perm("executions.view_execution"):
-            activity = selectors.activity()
+        user = self.request.user
+        context["counts"] = selectors.counts(user=user)
+        if user.has_perm("executions.view_execution"):
+            activity = selectors.activity(user=user)
             context.update(
                 panels=[
                     {
@@ -67,8 +68,14 @@ ERRORS = {
 }
 
 
+# The API's one error body (otterweb.api.errors) for addresses under /api/ that no view answers
+API_CODES = {400: "invalid", 403: "permission_denied", 404: "not_found"}
+
+
 def error_page(request, code: int):
     heading, explanation = ERRORS[code]
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": explanation, "code": API_CODES[code]}, status=code)
     context = {"code": code, "heading": heading, "explanation": explanation}
     return render(request, "error.html", context, status=code)
 

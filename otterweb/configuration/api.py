@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, ValidationError
@@ -16,10 +15,12 @@ from otterweb.api.permissions import holding
 from otterweb.configuration import selectors, services
 from otterweb.configuration.models import Check, RemediationPlan, State
 from otterweb.inventory.models import Environment, Role, Server
+from otterweb.privileges.pages import get_visible_or_404
 
 VIEW = holding(
     "inventory.view_server", "Seeing configuration needs the permission to view servers."
 )
+REMEDIATE_PERMISSION = "configuration.remediate_server"
 CHECK = holding(
     "configuration.check_configuration",
     "You may not check configuration: it needs 'Can check servers' configuration now'.",
@@ -63,8 +64,14 @@ class ScopeSerializer(serializers.Serializer):
             for key in ("server", "role", "environment")
         }
 
-    def servers(self) -> list[Server]:
-        servers = selectors.servers_in_scope(**self.scope())
+    def servers(self, user) -> list[Server]:
+        """The scope's servers that ``user`` may see (the services refuse those it may not
+        check or remediate)."""
+        servers = [
+            server
+            for server in selectors.servers_in_scope(**self.scope())
+            if user.has_perm("inventory.view_server", server)
+        ]
         if not servers:
             raise ValidationError(f"No active server in {selectors.scope_label(**self.scope())}.")
         return servers
@@ -163,6 +170,7 @@ class OverviewView(APIView):
             search=query.get("search", ""),
             offset=offset,
             limit=limit,
+            user=request.user,
         )
         return Response(
             {
@@ -183,7 +191,7 @@ class ServerConfigurationView(APIView):
 
     @extend_schema(responses={200: dict})
     def get(self, request, name: str):
-        server = get_object_or_404(Server, name=name)
+        server = get_visible_or_404(request.user, Server, name=name)
         plan = selectors.server_plan(server=server)
         state = getattr(server, "configuration_state", None)
         return Response(
@@ -221,7 +229,9 @@ class CheckNowView(APIView):
     def post(self, request):
         body = ScopeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        started = services.check_servers(servers=body.servers(), requested_by=request.user)
+        started = services.check_servers(
+            servers=body.servers(request.user), requested_by=request.user
+        )
         return Response(
             {"executions": execution_refs(request, started.executions), "skipped": started.skipped},
             status=status.HTTP_202_ACCEPTED,
@@ -239,7 +249,7 @@ class PlansView(APIView):
         body = ScopeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         plan = services.make_plan(
-            servers=body.servers(),
+            servers=body.servers(request.user),
             scope=selectors.scope_label(**body.scope()),
             requested_by=request.user,
         )
@@ -251,7 +261,7 @@ class PlanView(APIView):
 
     @extend_schema(responses={200: dict})
     def get(self, request, pk: int):
-        return Response(plan_json(get_object_or_404(RemediationPlan, pk=pk)))
+        return Response(plan_json(get_visible_or_404(request.user, RemediationPlan, pk=pk)))
 
 
 class ApprovePlanView(APIView):
@@ -262,7 +272,7 @@ class ApprovePlanView(APIView):
 
     @extend_schema(request=ApproveSerializer, responses={202: dict})
     def post(self, request, pk: int):
-        plan = get_object_or_404(RemediationPlan, pk=pk)
+        plan = get_visible_or_404(request.user, RemediationPlan, REMEDIATE_PERMISSION, pk=pk)
         body = ApproveSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
@@ -283,6 +293,6 @@ class DiscardPlanView(APIView):
 
     @extend_schema(request=None, responses={200: dict})
     def post(self, request, pk: int):
-        plan = get_object_or_404(RemediationPlan, pk=pk)
+        plan = get_visible_or_404(request.user, RemediationPlan, REMEDIATE_PERMISSION, pk=pk)
         services.discard_plan(plan=plan)
         return Response(plan_json(plan))

@@ -32,6 +32,7 @@ from otterweb.inventory.selectors import (
     servers_for,
     variable_table,
 )
+from otterweb.privileges.checks import visible
 from otterweb.rafts.models import RaftItem
 from otterweb.rafts.selectors import find_item
 from otterweb.schedules.models import Schedule
@@ -351,12 +352,13 @@ def matrix(
     search: str = "",
     offset: int = 0,
     limit: int | None = None,
+    user=None,
 ) -> Matrix:
     """The configuration matrix, filtered by role, environment (and the environments in it),
-    state and a part of the server's name; rollups over every active server. A fixed number
-    of queries whatever the number of servers."""
+    state and a part of the server's name; rollups over every active server ``user`` may see
+    (None: all). A fixed number of queries whatever the number of servers."""
     servers = list(
-        Server.objects.filter(active=True)
+        visible(user, Server.objects.filter(active=True))
         .select_related("configuration_state")
         .only(
             "pk",

@@ -30,11 +30,15 @@ from otterweb.configuration.models import (
     State,
 )
 from otterweb.executions.models import Execution
-from otterweb.executions.services import create_job
+from otterweb.executions.services import check_may_run, create_job
 from otterweb.executions.signals import execution_finished
 from otterweb.inventory.models import Environment, Remediation, Server
 
 logger = logging.getLogger(__name__)
+
+# what checking and remediating ask of whoever starts them, on every server they touch
+CHECK = "configuration.check_configuration"
+REMEDIATE = "configuration.remediate_server"
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,7 @@ def _start_run(
         name=f"Configuration {'check' if check else 'remediation'}: {roles}",
         servers=[server.name for server in group.servers],
         mode=Mode.COLLECT if check else Mode.COLLECT_EXECUTE,
+        permission=CHECK if check else REMEDIATE,
     )
     run = ConfigurationRun.objects.create(
         execution=execution,
@@ -298,6 +303,7 @@ def make_plan(
     """A plan to remediate the drifted servers among ``servers``, from their last checks:
     what each would change, what runs with it, and what cannot be known before it runs.
     Servers that are not drifted, or whose policy is to report only, are left out, with why."""
+    check_may_run(user=requested_by, servers=servers, permission=REMEDIATE)
     plan = RemediationPlan.objects.create(scope=scope, created_by=requested_by, automatic=automatic)
     states = {
         state.server_id: state

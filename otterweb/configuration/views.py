@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.views import View
 from django.views.generic import TemplateView
@@ -16,6 +16,7 @@ from django.views.generic import TemplateView
 from otterweb.configuration import selectors, services
 from otterweb.configuration.models import Check, RemediationPlan, State
 from otterweb.inventory.models import Environment, Role, Server
+from otterweb.privileges.pages import get_visible_or_404
 
 PAGE_SIZE = 100
 
@@ -36,6 +37,7 @@ class MatrixView(ConfigurationPage, TemplateView):
             environment=filters["environment"] or None,
             state=state,
             search=filters["q"],
+            user=self.request.user,
         )
         page = Paginator(found.servers, PAGE_SIZE).get_page(query.get("page"))
         rows = [{**row, "cells": [row["roles"].get(role) for role in found.roles]} for row in page]
@@ -63,7 +65,7 @@ class ServerConfigurationView(ConfigurationPage, TemplateView):
     template_name = "configuration/server.html"
 
     def get_context_data(self, **kwargs):
-        server = get_object_or_404(Server, name=self.kwargs["name"])
+        server = get_visible_or_404(self.request.user, Server, name=self.kwargs["name"])
         return {
             **super().get_context_data(**kwargs),
             "server": server,
@@ -78,8 +80,10 @@ class CheckView(ConfigurationPage, TemplateView):
     template_name = "configuration/check.html"
 
     def get_context_data(self, **kwargs):
-        check = get_object_or_404(
-            Check.objects.select_related("server", "run__execution"), pk=self.kwargs["pk"]
+        check = get_visible_or_404(
+            self.request.user,
+            Check.objects.select_related("server", "run__execution"),
+            pk=self.kwargs["pk"],
         )
         return {
             **super().get_context_data(**kwargs),
@@ -92,6 +96,14 @@ def scope_from(data) -> dict[str, str | None]:
     return {key: data.get(key) or None for key in ("server", "role", "environment")}
 
 
+def servers_seen(user, scope: dict) -> list[Server]:
+    """The servers of ``scope`` that ``user`` may see: a check or a remediation of a role asks
+    for the role's servers in the user's environments (the services refuse the others)."""
+    return [
+        s for s in selectors.servers_in_scope(**scope) if user.has_perm("inventory.view_server", s)
+    ]
+
+
 class CheckNowView(LoginRequiredMixin, PermissionRequiredMixin, View):
     """POST server, role or environment: check them now; back to where it was asked."""
 
@@ -99,7 +111,7 @@ class CheckNowView(LoginRequiredMixin, PermissionRequiredMixin, View):
 
     def post(self, request):
         scope = scope_from(request.POST)
-        servers = selectors.servers_in_scope(**scope)
+        servers = servers_seen(request.user, scope)
         label = selectors.scope_label(**scope) or "nothing"
         if not servers:
             messages.error(request, f"No active server in {label} to check.")
@@ -123,7 +135,7 @@ class RemediateView(LoginRequiredMixin, PermissionRequiredMixin, View):
 
     def post(self, request):
         scope = scope_from(request.POST)
-        servers = selectors.servers_in_scope(**scope)
+        servers = servers_seen(request.user, scope)
         if not servers:
             messages.error(request, "No active server there to remediate.")
             return redirect(_back(request))
@@ -137,7 +149,7 @@ class PlanView(ConfigurationPage, TemplateView):
     template_name = "configuration/plan.html"
 
     def get_context_data(self, **kwargs):
-        plan = get_object_or_404(RemediationPlan, pk=self.kwargs["pk"])
+        plan = get_visible_or_404(self.request.user, RemediationPlan, pk=self.kwargs["pk"])
         planned = list(plan.servers.select_related("server", "based_on__run"))
         guard = settings.OTTERWEB_REMEDIATION_CONFIRM_OVER
         return {
@@ -158,7 +170,9 @@ class PlanActionView(LoginRequiredMixin, PermissionRequiredMixin, View):
     permission_required = ("inventory.view_server", "configuration.remediate_server")
 
     def post(self, request, pk: int):
-        plan = get_object_or_404(RemediationPlan, pk=pk)
+        plan = get_visible_or_404(
+            request.user, RemediationPlan, "configuration.remediate_server", pk=pk
+        )
         if request.POST.get("action") == "discard":
             services.discard_plan(plan=plan)
             messages.success(request, "The plan is discarded: nothing was run.")

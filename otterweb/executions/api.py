@@ -11,8 +11,8 @@ from rest_framework import mixins, renderers, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from otterweb.api.permissions import view_and
-from otterweb.api.queries import whole_number
+from otterweb.api.permissions import WritesWithinPrivileges, view_and
+from otterweb.api.queries import number_parameter, whole_number
 from otterweb.executions import log_queries, selectors, services
 from otterweb.executions.events import LEVEL_NAMES
 from otterweb.executions.models import (
@@ -130,7 +130,12 @@ class JobTemplateSerializer(serializers.ModelSerializer):
 
 
 class JobSerializer(serializers.ModelSerializer):
-    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    requested_by = serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="Who started it (null: OtterWeb itself).",
+    )
 
     class Meta:
         model = Job
@@ -266,7 +271,7 @@ LOG_INDEX_HELP = (
 )
 
 
-class JobTemplateViewSet(viewsets.ModelViewSet):
+class JobTemplateViewSet(WritesWithinPrivileges, viewsets.ModelViewSet):
     queryset = JobTemplate.objects.prefetch_related("servers", "roles", "environments")
     serializer_class = JobTemplateSerializer
 
@@ -318,10 +323,11 @@ class ExecutionViewSet(
         return Response(ExecutionSerializer(execution).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        parameters=[OpenApiParameter("after", int, description="Only entries after this seq.")],
+        parameters=[number_parameter("after", "Only entries after this seq.")],
         responses=LogEntrySerializer(many=True),
     )
-    @action(detail=True, methods=["get"])
+    # a plain list (at most 1,000 entries, then ask again ?after=), never a page
+    @action(detail=True, methods=["get"], pagination_class=None)
     def logs(self, request, pk=None):
         """The stored log entries after ?after=<seq>, in order (at most 1,000 at a time)."""
         execution = self.get_object()
@@ -350,9 +356,14 @@ class ExecutionViewSet(
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("after", int, description="Lines after this seq (default 0)."),
-            OpenApiParameter("until", int, description="Lines up to this seq, included."),
-            OpenApiParameter("limit", int, description="At most (default 1,000, up to 10,000)."),
+            number_parameter("after", "Lines after this seq (default 0)."),
+            number_parameter("until", "Lines up to this seq, included."),
+            number_parameter(
+                "limit",
+                "At most (default 1,000, up to 10,000).",
+                minimum=1,
+                maximum=log_queries.LINES_MAX,
+            ),
         ],
         responses=OpenApiTypes.OBJECT,
     )
@@ -378,9 +389,14 @@ class ExecutionViewSet(
             OpenApiParameter(
                 "levels", str, description="Only these levels: debug,info,warning,error."
             ),
-            OpenApiParameter("scope", int, description="Only in this scope and those inside."),
-            OpenApiParameter("after", int, description="Matches after this seq (default 0)."),
-            OpenApiParameter("limit", int, description="At most (default 500, up to 5,000)."),
+            number_parameter("scope", "Only in this scope and those inside.", minimum=1),
+            number_parameter("after", "Matches after this seq (default 0)."),
+            number_parameter(
+                "limit",
+                "At most (default 500, up to 5,000).",
+                minimum=1,
+                maximum=log_queries.SEARCH_MAX,
+            ),
         ],
         responses=OpenApiTypes.OBJECT,
     )

@@ -25,6 +25,7 @@ from otterweb.executions.events import (
 )
 from otterweb.executions.frame_cache import CachedFrame, frame_cache
 from otterweb.executions.models import Execution, LogScope
+from otterweb.privileges.checks import may
 
 FORBIDDEN = 4403
 VIEW = "executions.view_execution"
@@ -39,7 +40,8 @@ def off_the_loop(function):
 
 
 async def may_view(user) -> bool:
-    """Whether ``user`` may watch executions: ``user.has_perm``, which answers an active
+    """Whether ``user`` may watch executions (some: which one is checked with the execution):
+    ``user.has_perm``, which answers an active
     superuser without the database (here, on the loop); anyone else's permissions are read off
     the loop."""
     if user is None or not user.is_authenticated:
@@ -93,8 +95,9 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     def _state(self) -> tuple[Execution | None, list[LogScope]]:
+        """The execution and its scopes; None when there is none the user may see."""
         execution = Execution.objects.filter(pk=self.execution_id).first()
-        if execution is None:
+        if execution is None or not may(self.scope["user"], VIEW, execution):
             return None, []
         return execution, list(LogScope.objects.filter(execution_id=self.execution_id))
 

@@ -33,6 +33,7 @@ from otterweb.inventory.selectors import (
     resolve_variables,
     variable_table,
 )
+from otterweb.privileges.checks import RUN, may
 from otterweb.rafts.models import RaftItem
 from otterweb.rafts.selectors import find_item
 
@@ -59,7 +60,12 @@ class DjangoHost(Host):
         raft: str | None = None,
         locks: LockProvider | None = None,
         may_run_locally: bool = True,
+        principal=None,
+        targets: list[str] = (),
     ) -> DjangoHost:
+        """``principal``: on whose behalf it runs (None: OtterWeb itself). Besides ``targets``
+        (checked when the job was made, with the permission its kind needs), a script may reach
+        only the servers where the principal may run scripts."""
         host = cls(
             sink=sink,
             execution_id=execution_id,
@@ -72,6 +78,12 @@ class DjangoHost(Host):
         host.may_run_locally = may_run_locally
         servers = active_servers()
         host._servers = {s.name.casefold(): s for s in servers}
+        host._runnable = (
+            None
+            if principal is None
+            else {n.casefold() for n in targets}
+            | {name for name, s in host._servers.items() if may(principal, RUN, s)}
+        )
         host._roles = {s.name.casefold(): [r.name for r in s.roles.all()] for s in servers}
         host._environments = {
             s.name.casefold(): [e.name for e in s.environments.all()] for s in servers
@@ -190,6 +202,11 @@ class DjangoHost(Host):
                     "local server')"
                 )
             return local_agent(server, self.execution_id, self.working_directory)
+        if self._runnable is not None and server.casefold() not in self._runnable:
+            raise AgentError(
+                f"whoever started this run may not run scripts on server {server} (it needs the "
+                "privilege to run scripts in the server's environments)"
+            )
         if self._connections is None:
             self._connections = SshConnections(
                 max_connecting=settings.OTTERWEB_SSH_MAX_CONNECTING,

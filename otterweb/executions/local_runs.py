@@ -39,9 +39,12 @@ MARKER = "OTTER_EXECUTION_ID"
 INSTANCE = "OTTER_INSTANCE"
 
 
-def may_run_locally(user) -> bool:
-    """Whether ``user`` (None: OtterWeb itself, e.g. a schedule) may run on the local server."""
-    return user is None or user.has_perm(PERMISSION)
+def may_run_locally(user, server=None) -> bool:
+    """Whether ``user`` (None: OtterWeb itself) may run on the local server (``server``, when it
+    is in the inventory: then in its environments)."""
+    from otterweb.privileges.checks import may
+
+    return may(user, PERMISSION, server)
 
 
 def run_as_user() -> str | None:

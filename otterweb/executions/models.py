@@ -15,7 +15,7 @@ from engine import Level
 from otterweb.executions.signals import execution_finished
 from otterweb.fields import TextField
 from otterweb.inventory.models import Environment, Role, Server
-from otterweb.rafts.models import RaftItem, RaftItemVersion
+from otterweb.rafts.models import Raft, RaftItem, RaftItemVersion
 
 
 class Mode(models.TextChoices):
@@ -216,6 +216,12 @@ class Job(models.Model):
         default=list, blank=True, help_text="The server names, resolved when the job was made."
     )
     variables = models.JSONField(default=dict, blank=True)
+    # where it is, for privileges (otterweb.privileges.places): the environments of the servers
+    # it targeted when it was made, and the raft of its script
+    environments = models.ManyToManyField(Environment, blank=True, related_name="jobs")
+    raft = models.ForeignKey(
+        Raft, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs"
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

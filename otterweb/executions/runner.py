@@ -76,6 +76,8 @@ def _run_started(execution: Execution, *, worker: str) -> None:
         raft=raft,
         locks=lock_provider(execution.pk, sink.database),
         may_run_locally=may_run_locally(job.requested_by),
+        principal=job.requested_by,
+        targets=job.targets,
     )
     script = parse(job.script, name=job.name)
     logger.info(

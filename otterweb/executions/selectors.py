@@ -13,6 +13,7 @@ from django.utils import timezone
 from otterweb.executions.models import Execution, LogEntry, Mode
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.inventory.selectors import servers_for
+from otterweb.privileges.checks import visible
 from otterweb.rafts.models import Raft
 
 # ---- outcomes
@@ -80,16 +81,18 @@ class Activity:
     failed_since: datetime
 
 
-def activity(*, now: datetime | None = None) -> Activity:
-    """What runs now, what ran last, and how many runs failed in the last day: three queries."""
+def activity(*, user=None, now: datetime | None = None) -> Activity:
+    """What runs now, what ran last, and how many runs failed in the last day, of what ``user``
+    may see (None: all): three queries."""
     failed_since = (now or timezone.now()) - timedelta(days=1)
-    executions = Execution.objects.select_related("job__requested_by")
+    executions = visible(user, Execution.objects.select_related("job__requested_by"))
     running = executions.exclude(run_state=Execution.RunState.COMPLETED).order_by("-created")
     recent = executions.filter(run_state=Execution.RunState.COMPLETED).order_by("-ended")
+    failed = executions_list(outcome=Execution.Status.ERROR, since=failed_since)
     return Activity(
         running=list(running[:RUNNING]),
         recent=list(recent[:RECENT]),
-        failed=executions_list(outcome=Execution.Status.ERROR, since=failed_since).count(),
+        failed=visible(user, failed).count(),
         failed_since=failed_since,
     )
 
@@ -108,14 +111,14 @@ class Counts:
         return not (self.servers or self.rafts or self.executions)
 
 
-def counts() -> Counts:
-    """How many of each thing there are: one query each, whatever the data."""
+def counts(*, user=None) -> Counts:
+    """How many of each thing there are that ``user`` may see (None: all)."""
     return Counts(
-        servers=Server.objects.count(),
-        roles=Role.objects.count(),
-        environments=Environment.objects.count(),
-        rafts=Raft.objects.count(),
-        executions=Execution.objects.count(),
+        servers=visible(user, Server.objects.all()).count(),
+        roles=visible(user, Role.objects.all()).count(),
+        environments=visible(user, Environment.objects.all()).count(),
+        rafts=visible(user, Raft.objects.all()).count(),
+        executions=visible(user, Execution.objects.all()).count(),
     )
 
 

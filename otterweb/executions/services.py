@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import prefetch_related_objects
 
 from engine import OtterSyntaxError, from_json_value, parse, targets_servers
 from otterweb.audit import services as audit
@@ -18,6 +19,7 @@ from otterweb.executions.runner import close_execution
 from otterweb.inventory.models import Server
 from otterweb.inventory.selectors import servers_for
 from otterweb.parse_errors import parse_failure
+from otterweb.privileges.checks import RUN, may
 from otterweb.rafts.models import RaftItem
 from otterweb.schedules.owners import check_template_change
 
@@ -41,12 +43,14 @@ def create_job(
     simulate: bool = False,
     variables: dict | None = None,
     template=None,
+    permission: str = RUN,
 ) -> Execution:
     """Make a job and its pending execution; it is dispatched once the transaction commits.
 
     A job runs on the servers named, and those with the roles in the environments; with none,
     only a script that targets servers itself (``for server``/``for role``) is accepted, never
-    an implicit local run."""
+    an implicit local run. ``requested_by`` (None: OtterWeb itself) must hold ``permission`` on
+    every server it targets, and the one to run on the local server for a local one."""
     if (script is None) == (raft_item is None):
         raise ValidationError("give either a script or a raft item")
     text = script if script is not None else raft_item.content
@@ -58,6 +62,7 @@ def create_job(
         raise ValidationError(f"mode is one of {', '.join(Mode.values)}, not {mode!r}")
     variables = script_variables(variables)
     targets = servers_for(servers=list(servers), roles=list(roles), environments=list(environments))
+    prefetch_related_objects(targets, "environments")
     missing = sorted(set(servers) - {s.name for s in targets})
     if missing:
         raise ValidationError(f"no active server named {', '.join(missing)}")
@@ -65,8 +70,10 @@ def create_job(
         raise ValidationError("no active server has those roles in those environments")
     if not targets and not targets_servers(parsed):
         raise ValidationError(NO_TARGETS, code="no_targets")
-    local = [s.name for s in targets if s.agent_type == Server.AgentType.LOCAL]
-    if local and not may_run_locally(requested_by):
+    check_may_run(user=requested_by, servers=targets, permission=permission)
+    local = [s for s in targets if s.agent_type == Server.AgentType.LOCAL]
+    if local and not all(may_run_locally(requested_by, server) for server in local):
+        local = [s.name for s in local]
         raise ValidationError(
             f"{', '.join(local)} {'is' if len(local) == 1 else 'are'} OtterWeb's own machine: "
             "running scripts there needs the permission 'Can run scripts on the local server'",
@@ -82,10 +89,33 @@ def create_job(
         targets=[s.name for s in targets],
         variables=variables,
     )
+    job.environments.set({e.pk for server in targets for e in server.environments.all()})
+    if raft_item is not None:
+        job.raft_id = raft_item.raft_id
+        job.save(update_fields=["raft"])
     execution = Execution.objects.create(job=job, mode=mode, simulate=simulate)
     audit.run_started(execution=execution)
     transaction.on_commit(partial(dispatch.current().dispatch, execution.pk))
     return execution
+
+
+ACTIONS = {
+    RUN: "run scripts",
+    "executions.run_jobtemplate": "run job templates",
+    "configuration.check_configuration": "check configuration",
+    "configuration.remediate_server": "remediate",
+}
+
+
+def check_may_run(*, user, servers, permission: str = RUN) -> None:
+    """Refuse (PermissionDenied, naming them) the servers ``user`` may not ``permission``."""
+    refused = sorted(server.name for server in servers if not may(user, permission, server))
+    if refused:
+        raise PermissionDenied(
+            f"You may not run on {', '.join(refused)}: that needs the privilege to "
+            f"{ACTIONS.get(permission, permission)} in "
+            f"{'its' if len(refused) == 1 else 'their'} environments."
+        )
 
 
 def script_variables(variables: dict | None) -> dict:
@@ -132,6 +162,11 @@ def launch_template(
         raise ValidationError(
             f"the template {template.name} needs a value for {', '.join(missing)}"
         )
+    if not may(requested_by, "executions.run_jobtemplate", template):
+        raise PermissionDenied(
+            f"You may not run the template {template.name}: that needs the privilege to run job "
+            "templates in the environments it targets."
+        )
     values = {answer.prompt.name: answer.text for answer in found.answers}
     targets = template_targets(template=template)
     servers, roles, environments = targets["servers"], targets["roles"], targets["environments"]
@@ -151,6 +186,7 @@ def launch_template(
         mode=mode or template.mode,
         simulate=template.simulate if simulate is None else simulate,
         variables=values,
+        permission="executions.run_jobtemplate",
     )
 
 
@@ -234,6 +270,7 @@ def save_job_template(
     ValidationError, by field, for anything that does not fit, before anything is saved.
     ``user``: who changes it, who needs the rights the runs of its schedules and triggers need
     (None: OtterWeb itself)."""
+    action = "executions.change_jobtemplate" if template else "executions.add_jobtemplate"
     template = template or JobTemplate()
     template.name, template.description, template.raft_item = name, description, raft_item
     template.targeting, template.mode, template.simulate = targeting, mode, simulate
@@ -275,6 +312,11 @@ def save_job_template(
     template.servers.set(servers)
     template.roles.set(roles)
     template.environments.set(environments)
+    if not may(user, action, template):
+        raise PermissionDenied(
+            f"You may not save the template {template.name} so: its script's raft or the "
+            "environments it targets are outside your privileges."
+        )
     check_template_change(template=template, user=user)
     if rows is not None:
         template.prompt_fields.all().delete()

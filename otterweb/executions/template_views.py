@@ -6,16 +6,17 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import ValidationError
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.views.generic import DetailView, ListView, TemplateView
 
 from otterweb.executions import services
 from otterweb.executions.models import JobTemplate
 from otterweb.executions.template_forms import JobTemplateForm, PromptFormSet, launch_form
 from otterweb.inventory.selectors import servers_for
+from otterweb.privileges.pages import VisibleListMixin, VisibleObjectMixin, get_visible_or_404
 
 
-class JobTemplateListView(LoginRequiredMixin, PermissionRequiredMixin, ListView):
+class JobTemplateListView(LoginRequiredMixin, PermissionRequiredMixin, VisibleListMixin, ListView):
     permission_required = "executions.view_jobtemplate"
     template_name = "executions/templates.html"
     queryset = JobTemplate.objects.select_related("raft_item__raft").prefetch_related(
@@ -40,7 +41,9 @@ class JobTemplateEditView(LoginRequiredMixin, PermissionRequiredMixin, TemplateV
     def get_object(self) -> JobTemplate:
         if "pk" not in self.kwargs:
             return JobTemplate()
-        return get_object_or_404(JobTemplate, pk=self.kwargs["pk"])
+        return get_visible_or_404(
+            self.request.user, JobTemplate, *self.get_permission_required(), pk=self.kwargs["pk"]
+        )
 
     def get(self, request, *args, **kwargs):
         self.object = self.get_object()
@@ -90,7 +93,9 @@ def add_errors(form, error: ValidationError) -> None:
         form.add_error(field if field in form.fields else None, errors)
 
 
-class JobTemplateDeleteView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
+class JobTemplateDeleteView(
+    LoginRequiredMixin, PermissionRequiredMixin, VisibleObjectMixin, DetailView
+):
     """Asks first (GET), deletes on POST."""
 
     permission_required = ["executions.view_jobtemplate", "executions.delete_jobtemplate"]
@@ -107,7 +112,9 @@ class JobTemplateDeleteView(LoginRequiredMixin, PermissionRequiredMixin, DetailV
         return redirect("template-list")
 
 
-class JobTemplateLaunchView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
+class JobTemplateLaunchView(
+    LoginRequiredMixin, PermissionRequiredMixin, VisibleObjectMixin, DetailView
+):
     permission_required = "executions.view_jobtemplate"
     template_name = "executions/template_launch.html"
     queryset = JobTemplate.objects.select_related("raft_item__raft").prefetch_related(
@@ -124,9 +131,9 @@ class JobTemplateLaunchView(LoginRequiredMixin, PermissionRequiredMixin, DetailV
         }
 
     def post(self, request, pk: int):
-        if not request.user.has_perm("executions.run_jobtemplate"):
-            return self.handle_no_permission()
         self.object = template = self.get_object()
+        if not request.user.has_perm("executions.run_jobtemplate", template):
+            return self.handle_no_permission()
         form = launch_form(template, request.POST)
         if form.is_valid():
             values = {

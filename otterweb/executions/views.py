@@ -10,7 +10,7 @@ from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMix
 from django.core.exceptions import ValidationError
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -24,6 +24,8 @@ from django.views.generic import DetailView, ListView
 from otterweb.executions import selectors, services
 from otterweb.executions.log_queries import LogDownload
 from otterweb.executions.models import Execution
+from otterweb.privileges.checks import visible
+from otterweb.privileges.pages import VisibleObjectMixin, get_visible_or_404
 
 
 class ExecutionListView(LoginRequiredMixin, PermissionRequiredMixin, ListView):
@@ -36,11 +38,14 @@ class ExecutionListView(LoginRequiredMixin, PermissionRequiredMixin, ListView):
 
     def get_queryset(self):
         query = self.request.GET
-        return selectors.executions_list(
-            run_state=query.get("run_state", ""),
-            outcome=query.get("status", ""),
-            name=query.get("q", ""),
-            since=self.since(),
+        return visible(
+            self.request.user,
+            selectors.executions_list(
+                run_state=query.get("run_state", ""),
+                outcome=query.get("status", ""),
+                name=query.get("q", ""),
+                since=self.since(),
+            ),
         )
 
     def since(self) -> datetime | None:
@@ -83,7 +88,9 @@ class ExecutionListView(LoginRequiredMixin, PermissionRequiredMixin, ListView):
         return response
 
 
-class ExecutionDetailView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
+class ExecutionDetailView(
+    LoginRequiredMixin, PermissionRequiredMixin, VisibleObjectMixin, DetailView
+):
     permission_required = "executions.view_execution"
     template_name = "executions/detail.html"
     queryset = Execution.objects.select_related("job__requested_by", "configuration_run")
@@ -93,7 +100,9 @@ class ExecutionCancelView(LoginRequiredMixin, PermissionRequiredMixin, View):
     permission_required = ("executions.view_execution", "executions.cancel_execution")
 
     def post(self, request, pk: int):
-        execution = get_object_or_404(Execution, pk=pk)
+        execution = get_visible_or_404(
+            request.user, Execution, "executions.cancel_execution", pk=pk
+        )
         services.request_cancel(execution=execution)
         messages.info(request, "Asked the worker to stop the execution.")
         return redirect("execution-detail", pk=pk)
@@ -106,7 +115,7 @@ class ExecutionLogDownloadView(LoginRequiredMixin, PermissionRequiredMixin, View
     format = "text"
 
     def get(self, request, pk: int):
-        execution = get_object_or_404(Execution, pk=pk)
+        execution = get_visible_or_404(request.user, Execution, pk=pk)
         return download_response(
             LogDownload(execution_id=execution.pk, format=self.format), request
         )
@@ -184,7 +193,7 @@ class ExecutionActivityView(JsonPermissionMixin, View):
     permission_required = "executions.view_execution"
 
     def get(self, request):
-        now = selectors.activity()
+        now = selectors.activity(user=request.user)
         return JsonResponse(
             {
                 "running": [execution_row(execution) for execution in now.running],

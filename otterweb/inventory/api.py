@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from django.db.models import Model
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from engine import MASK, fingerprint
-from otterweb.api.permissions import view_and
+from otterweb.api.permissions import WritesWithinPrivileges, view_and
 from otterweb.inventory import checks, services
 from otterweb.inventory.models import (
     SERVER_CHECK_FIELDS,
@@ -293,7 +292,7 @@ class ServerSshActions:
     @action(detail=True, methods=["post"], permission_classes=[CHANGE_SERVERS])
     def check(self, request, name=None):
         """Contact the server now: reachability, latency, host key, OS and kernel."""
-        server = checks.check_server(get_object_or_404(Server, name=name))
+        server = checks.check_server(self.get_object())
         return Response(ServerSerializer(server).data)
 
     @extend_schema(request=TrustHostKeySerializer, responses={200: ServerSerializer})
@@ -305,7 +304,7 @@ class ServerSshActions:
     )
     def trust_host_key(self, request, name=None):
         """Trust the host key the server offered, given its fingerprint as checked."""
-        server = get_object_or_404(Server, name=name)
+        server = self.get_object()
         body = TrustHostKeySerializer(data=request.data)
         body.is_valid(raise_exception=True)
         server = checks.trust_host_key(
@@ -322,11 +321,11 @@ class ServerSshActions:
     )
     def forget_host_keys(self, request, name=None):
         """Trust no key of the server any more (it was reinstalled)."""
-        server = checks.forget_host_keys(server=get_object_or_404(Server, name=name))
+        server = checks.forget_host_keys(server=self.get_object())
         return Response(ServerSerializer(server).data)
 
 
-class EnvironmentViewSet(viewsets.ModelViewSet):
+class EnvironmentViewSet(WritesWithinPrivileges, viewsets.ModelViewSet):
     queryset = Environment.objects.select_related("parent")
     serializer_class = EnvironmentSerializer
     lookup_field = "name"
@@ -335,7 +334,7 @@ class EnvironmentViewSet(viewsets.ModelViewSet):
         services.delete_environment(environment=instance)
 
 
-class RoleViewSet(viewsets.ModelViewSet):
+class RoleViewSet(WritesWithinPrivileges, viewsets.ModelViewSet):
     queryset = Role.objects.prefetch_related("dependencies")
     serializer_class = RoleSerializer
     lookup_field = "name"
@@ -344,7 +343,19 @@ class RoleViewSet(viewsets.ModelViewSet):
         services.delete_role(role=instance)
 
 
-class ServerViewSet(ServerSshActions, viewsets.ModelViewSet):
+class ResolvedVariableSerializer(serializers.Serializer):
+    """A variable as a server sees it (GET /api/servers/<name>/variables/)."""
+
+    name = serializers.CharField()
+    value = serializers.CharField(help_text="Masked when sensitive.")
+    sensitive = serializers.BooleanField()
+    scope = serializers.CharField(help_text='Where it comes from: "server web1", "global" ...')
+    shadowed = serializers.ListField(
+        child=serializers.CharField(), help_text="The scopes whose value this one hides."
+    )
+
+
+class ServerViewSet(WritesWithinPrivileges, ServerSshActions, viewsets.ModelViewSet):
     queryset = Server.objects.prefetch_related("roles", "environments").select_related("credential")
     serializer_class = ServerSerializer
     lookup_field = "name"
@@ -352,12 +363,13 @@ class ServerViewSet(ServerSshActions, viewsets.ModelViewSet):
     def perform_destroy(self, instance):
         services.delete_server(server=instance)
 
-    @extend_schema(responses={200: dict})
-    @action(detail=True, methods=["get"])
+    @extend_schema(responses={200: ResolvedVariableSerializer(many=True)})
+    # a plain list of every variable the server sees, never a page
+    @action(detail=True, methods=["get"], pagination_class=None)
     def variables(self, request, name=None):
         """Each variable this server sees: its value (sensitive ones masked) and the scope that supplied it."""
-        server = get_object_or_404(Server, name=name)
-        if not request.user.has_perm("inventory.view_variable"):
+        server = self.get_object()
+        if not request.user.has_perm("inventory.view_variable", server):
             self.permission_denied(request, message="You may not view variables.")
         return Response(
             [
@@ -375,7 +387,7 @@ class ServerViewSet(ServerSshActions, viewsets.ModelViewSet):
         )
 
 
-class VariableViewSet(viewsets.ModelViewSet):
+class VariableViewSet(WritesWithinPrivileges, viewsets.ModelViewSet):
     queryset = Variable.objects.select_related("server", "environment", "role")
     serializer_class = VariableSerializer
     filterset_fields = None
@@ -384,7 +396,7 @@ class VariableViewSet(viewsets.ModelViewSet):
         services.delete_variable(variable=instance)
 
 
-class CredentialViewSet(viewsets.ModelViewSet):
+class CredentialViewSet(WritesWithinPrivileges, viewsets.ModelViewSet):
     queryset = Credential.objects.prefetch_related("environments")
     serializer_class = CredentialSerializer
     lookup_field = "name"

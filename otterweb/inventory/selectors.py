@@ -189,13 +189,20 @@ class EnvironmentNode:
         return len(found)
 
 
-def environment_tree(*, root: Environment | None = None) -> list[EnvironmentNode]:
+def environment_tree(
+    *, root: Environment | None = None, shown: set[int] | None = None
+) -> list[EnvironmentNode]:
     """The environments as a forest, each level by name: every environment when ``root`` is
-    None, else the subtree under ``root`` (without it). One query."""
+    None, else the subtree under ``root`` (without it); only those in ``shown`` when given (one
+    whose parent is not shown is a root). One query."""
     environments = list(Environment.objects.order_by("name").prefetch_related("servers"))
+    if shown is not None:
+        environments = [e for e in environments if e.pk in shown]
+    kept = {e.pk for e in environments}
     by_parent: dict[int | None, list[Environment]] = {}
     for environment in environments:
-        by_parent.setdefault(environment.parent_id, []).append(environment)
+        parent = environment.parent_id if environment.parent_id in kept else None
+        by_parent.setdefault(parent, []).append(environment)
     seen: set[int] = set()
 
     def nodes(parent_id: int | None) -> list[EnvironmentNode]:

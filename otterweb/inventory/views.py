@@ -10,7 +10,8 @@ import pwd
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.shortcuts import get_object_or_404, redirect
+from django.db import transaction
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.generic import (
     CreateView,
@@ -20,6 +21,7 @@ from django.views.generic import (
     UpdateView,
     View,
 )
+from django.views.generic.list import MultipleObjectMixin
 
 from engine import MASK, fingerprint, to_text
 from otterweb.executions.local_runs import run_as_user
@@ -33,6 +35,8 @@ from otterweb.inventory.forms import (
     add_errors,
 )
 from otterweb.inventory.models import Credential, Environment, Remediation, Role, Server, Variable
+from otterweb.privileges.checks import forget, visible
+from otterweb.privileges.pages import get_visible_or_404, require
 
 
 def detail_url(obj) -> str:
@@ -75,6 +79,19 @@ class InventoryPage(LoginRequiredMixin, PermissionRequiredMixin):
             required.append(f"{opts.app_label}.{self.action}_{opts.model_name}")
         return required
 
+    def get_object(self, queryset=None):
+        """The object, when the user may see it (404) and do the page's action to it (403)."""
+        obj = super().get_object(queryset)
+        require(self.request.user, obj, *self.get_permission_required())
+        return obj
+
+    def get_queryset(self):
+        """A list: what the user may see."""
+        queryset = super().get_queryset()
+        if isinstance(self, MultipleObjectMixin):
+            return visible(self.request.user, queryset)
+        return queryset
+
 
 # ---- variables, on the page of their scope
 
@@ -91,15 +108,19 @@ class VariablesMixin:
             return {self.scope: self.object}
         return {"server": None, "environment": None, "role": None}
 
+    def new_variable(self) -> Variable:
+        """A variable of this scope, not saved: where one added here would be."""
+        return Variable(**({self.scope: self.object} if self.scope else {}))
+
     def variables_context(self, *, add_form=None, edit_form=None) -> dict:
         user = self.request.user
         if not user.has_perm("inventory.view_variable"):
             return {"variables_shown": False}
         editing = str(edit_form.variable.pk) if edit_form else self.request.GET.get("edit")
         rows = []
-        for variable in Variable.objects.filter(**self.scope_lookup()):
+        for variable in visible(user, Variable.objects.filter(**self.scope_lookup())):
             form = None
-            if str(variable.pk) == editing and user.has_perm("inventory.change_variable"):
+            if str(variable.pk) == editing and user.has_perm("inventory.change_variable", variable):
                 form = edit_form or VariableForm(variable=variable)
             rows.append(
                 {
@@ -108,7 +129,7 @@ class VariablesMixin:
                     "shown": MASK if variable.sensitive else variable.value,
                 }
             )
-        if add_form is None and user.has_perm("inventory.add_variable"):
+        if add_form is None and user.has_perm("inventory.add_variable", self.new_variable()):
             add_form = VariableForm(prefix="new")
         return {"variables_shown": True, "variable_rows": rows, "variable_form": add_form}
 
@@ -118,13 +139,13 @@ class VariablesMixin:
             raise PermissionDenied
         pk = request.POST.get("variable")
         if pk:
-            variable = get_object_or_404(Variable, pk=pk, **self.scope_lookup())
-            if not request.user.has_perm("inventory.change_variable"):
-                raise PermissionDenied
+            variable = get_visible_or_404(
+                request.user, Variable, "inventory.change_variable", pk=pk, **self.scope_lookup()
+            )
             form = VariableForm(request.POST, variable=variable)
         else:
             variable = None
-            if not request.user.has_perm("inventory.add_variable"):
+            if not request.user.has_perm("inventory.add_variable", self.new_variable()):
                 raise PermissionDenied
             form = VariableForm(request.POST, prefix="new")
         if form.is_valid():
@@ -190,7 +211,12 @@ class EnvironmentListView(InventoryPage, TemplateView):
     template_name = "inventory/environment_list.html"
 
     def get_context_data(self, **kwargs):
-        return {**super().get_context_data(**kwargs), "tree": selectors.environment_tree()}
+        tree = selectors.environment_tree(
+            shown=set(
+                visible(self.request.user, Environment.objects.all()).values_list("pk", flat=True)
+            )
+        )
+        return {**super().get_context_data(**kwargs), "tree": tree}
 
 
 class RoleListView(InventoryPage, ListView):
@@ -266,10 +292,14 @@ class ServerDetailView(InventoryPage, VariablesMixin, DetailView):
                 fingerprint(server.pending_host_key) if server.pending_host_key else None
             ),
         )
-        if user.has_perm("inventory.view_variable"):
+        if user.has_perm("inventory.view_variable", server):
             context["resolved"] = resolved_rows(server)
-        if user.has_perm("executions.view_execution"):
-            context["executions"] = selectors.recent_executions(server=server)
+        if user.has_perm("executions.view_execution", server):
+            context["executions"] = [
+                execution
+                for execution in selectors.recent_executions(server=server)
+                if user.has_perm("executions.view_execution", execution)
+            ]
         if server.agent_type == Server.AgentType.LOCAL:
             context["local_runs"] = local_runs()
         return context
@@ -295,7 +325,7 @@ class ServerSshAction(InventoryPage, View):
     action = "change"
 
     def post(self, request, name):
-        server = get_object_or_404(Server, name=name)
+        server = get_visible_or_404(request.user, Server, "inventory.change_server", name=name)
         try:
             message = self.act(server, request.POST)
         except ValidationError as error:
@@ -345,7 +375,9 @@ class ServerVariablesView(LoginRequiredMixin, PermissionRequiredMixin, TemplateV
     permission_required = ["inventory.view_server", "inventory.view_variable"]
 
     def get_context_data(self, **kwargs):
-        server = get_object_or_404(Server, name=kwargs["name"])
+        server = get_visible_or_404(
+            self.request.user, Server, "inventory.view_variable", name=kwargs["name"]
+        )
         return {
             **super().get_context_data(**kwargs),
             "server": server,
@@ -370,7 +402,12 @@ class SaveMixin:
 
     def form_valid(self, form):
         try:
-            self.object = self.save(form, form.cleaned_data)
+            with transaction.atomic():
+                self.object = self.save(form, form.cleaned_data)
+                # as saved: a server moved into an environment outside the user's privileges,
+                # or made there, is refused
+                forget(self.request.user)
+                require(self.request.user, self.object, *self.get_permission_required())
         except ValidationError as error:
             add_errors(form, error)
             return self.form_invalid(form)

@@ -6,15 +6,20 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
 
-from otterweb.api.permissions import ViewPermissions, view_and
-from otterweb.api.queries import whole_number
+from otterweb.api.permissions import ViewPermissions, WritesWithinPrivileges, view_and
+from otterweb.api.queries import number_parameter, whole_number
+from otterweb.api.schema import error_response
 from otterweb.rafts import selectors, services
 from otterweb.rafts.models import Raft, RaftItem, RaftItemDraft, RaftItemVersion
 
@@ -27,9 +32,12 @@ class Conflict(APIException):
 class ConflictAnswers:
     """A change made from a version that is no longer the newest is answered 409 with the one
     error body (``code: "conflict"``) and what it would overwrite: the newest version (number,
-    author, time, message), the diff from the base version to it, and from it to the change."""
+    author, time, message), the diff from the base version to it, and from it to the change.
+    Deleting what job templates run is a 409 too, that names them."""
 
     def handle_exception(self, exc):
+        if isinstance(exc, services.InUse):
+            return super().handle_exception(Conflict(" ".join(exc.messages)))
         if not isinstance(exc, services.StaleBaseVersion):
             return super().handle_exception(exc)
         response = super().handle_exception(Conflict(str(exc)))
@@ -58,7 +66,9 @@ class RaftSerializer(serializers.ModelSerializer):
 
 
 class RaftItemVersionSerializer(serializers.ModelSerializer):
-    author = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    author = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True, help_text="null: OtterWeb itself."
+    )
 
     class Meta:
         model = RaftItemVersion
@@ -189,6 +199,25 @@ class DiffInput(serializers.Serializer):
     )
 
 
+class ItemDiffSerializer(serializers.Serializer):
+    from_ = serializers.IntegerField(
+        allow_null=True, help_text="The version compared from (null: nothing before)."
+    )
+    to = serializers.IntegerField(
+        allow_null=True, help_text="The version (null: the content sent)."
+    )
+    diff = serializers.CharField(help_text="A unified diff; empty when nothing changed.")
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["from"] = fields.pop("from_")  # a Python keyword
+        return fields
+
+
+class VersionDiffSerializer(serializers.Serializer):
+    diff = serializers.CharField(help_text="A unified diff; empty for the first version.")
+
+
 class RestoreInput(serializers.Serializer):
     base_version = serializers.IntegerField(min_value=1, required=False)
 
@@ -209,7 +238,13 @@ class DraftPermissions(ViewPermissions):
         )
 
 
-class RaftViewSet(viewsets.ModelViewSet):
+IN_USE = extend_schema(
+    responses={204: None, 409: error_response("409", "Job templates run it: they are named.")}
+)
+
+
+@extend_schema_view(destroy=IN_USE)
+class RaftViewSet(WritesWithinPrivileges, ConflictAnswers, viewsets.ModelViewSet):
     queryset = Raft.objects.all()
     serializer_class = RaftSerializer
 
@@ -225,7 +260,8 @@ class RaftViewSet(viewsets.ModelViewSet):
         services.delete_raft(raft=instance)
 
 
-class RaftItemViewSet(ConflictAnswers, viewsets.ModelViewSet):
+@extend_schema_view(destroy=IN_USE)
+class RaftItemViewSet(WritesWithinPrivileges, ConflictAnswers, viewsets.ModelViewSet):
     queryset = RaftItem.objects.select_related("raft").prefetch_related("versions")
     serializer_class = RaftItemSerializer
 
@@ -242,8 +278,11 @@ class RaftItemViewSet(ConflictAnswers, viewsets.ModelViewSet):
             raise serializers.ValidationError({"version": [f"{item} has no version {number}."]})
         return version
 
-    @extend_schema(methods=["PUT"], request=DraftInput, responses={200: DraftSerializer, 400: dict})
-    @extend_schema(methods=["GET"], responses={200: DraftSerializer, 404: dict})
+    @extend_schema(methods=["PUT"], request=DraftInput, responses={200: DraftSerializer})
+    @extend_schema(
+        methods=["GET"],
+        responses={200: DraftSerializer, 404: error_response("404", "No such item, or no draft.")},
+    )
     @extend_schema(methods=["DELETE"], request=None, responses={204: None})
     @action(detail=True, methods=["get", "put", "delete"], permission_classes=[DraftPermissions])
     def draft(self, request, pk=None):
@@ -265,7 +304,13 @@ class RaftItemViewSet(ConflictAnswers, viewsets.ModelViewSet):
                 raise NotFound(f"You have no draft of {item}.")
         return Response(DraftSerializer(draft).data)
 
-    @extend_schema(request=CommitInput, responses={200: RaftItemSerializer, 400: dict, 409: dict})
+    @extend_schema(
+        request=CommitInput,
+        responses={
+            200: RaftItemSerializer,
+            409: error_response("409", "The item moved on from the base version."),
+        },
+    )
     @action(
         detail=True,
         methods=["post"],
@@ -289,12 +334,12 @@ class RaftItemViewSet(ConflictAnswers, viewsets.ModelViewSet):
     @extend_schema(
         methods=["GET"],
         parameters=[
-            OpenApiParameter("from", int, description="A version number (the one before to)."),
-            OpenApiParameter("to", int, description="A version number (the newest)."),
+            number_parameter("from", "A version number (the one before to).", minimum=1),
+            number_parameter("to", "A version number (the newest).", minimum=1),
         ],
-        responses={200: dict},
+        responses={200: ItemDiffSerializer},
     )
-    @extend_schema(methods=["POST"], request=DiffInput, responses={200: dict})
+    @extend_schema(methods=["POST"], request=DiffInput, responses={200: ItemDiffSerializer})
     @action(detail=True, methods=["get", "post"], permission_classes=[ViewPermissions])
     def diff(self, request, pk=None):
         """A unified diff. GET ``?from=N&to=M`` (version numbers; ``to`` the newest, ``from`` the
@@ -330,6 +375,12 @@ class RaftItemVersionViewSet(
         item = whole_number(self.request.query_params, "item", what="a raft item's id")
         return query.filter(item_id=item) if item is not None else query
 
+    @extend_schema(
+        parameters=[
+            number_parameter("against", "A version's id (the version before, by default).")
+        ],
+        responses={200: VersionDiffSerializer},
+    )
     @action(detail=True, methods=["get"])
     def diff(self, request, pk=None):
         """The unified diff from the version named by ?against=<id> (the one before, by default) to this one."""
@@ -346,6 +397,13 @@ class RaftItemVersionViewSet(
             )
         return Response({"diff": selectors.diff_versions(old=older, new=version) if older else ""})
 
+    @extend_schema(
+        request=RestoreInput,
+        responses={
+            200: RaftItemSerializer,
+            409: error_response("409", "The item moved on from base_version."),
+        },
+    )
     @action(detail=True, methods=["post"])
     def restore(self, request, pk=None):
         """Make this version the item's content again (as a new version). With

@@ -18,6 +18,8 @@ from django.views.generic import FormView, ListView, TemplateView
 
 from otterweb.api.errors import ScriptError
 from otterweb.executions.models import Execution
+from otterweb.privileges.checks import may_everywhere, visible
+from otterweb.privileges.pages import get_visible_or_404
 from otterweb.rafts import selectors, services
 from otterweb.rafts.forms import (
     CompareForm,
@@ -34,11 +36,15 @@ class PageMixin(LoginRequiredMixin, PermissionRequiredMixin):
     """A signed-in user with ``permission_required``; the raft (and item) of the URL."""
 
     def raft(self) -> Raft:
-        return get_object_or_404(Raft, name=self.kwargs["raft"])
+        return get_visible_or_404(
+            self.request.user, Raft, *self.get_permission_required(), name=self.kwargs["raft"]
+        )
 
     def item(self) -> RaftItem:
-        return get_object_or_404(
+        return get_visible_or_404(
+            self.request.user,
             RaftItem.objects.select_related("raft"),
+            *self.get_permission_required(),
             raft__name=self.kwargs["raft"],
             name=self.kwargs["name"],
         )
@@ -64,13 +70,16 @@ class RaftListView(PageMixin, ListView):
     template_name = "rafts/list.html"
 
     def get_queryset(self):
-        return selectors.rafts_with_counts()
+        return visible(self.request.user, selectors.rafts_with_counts())
 
 
 class RaftCreateView(ServiceFormView):
     permission_required = "rafts.add_raft"
     template_name = "rafts/raft_form.html"
     form_class = RaftForm
+
+    def has_permission(self) -> bool:
+        return may_everywhere(self.request.user, "rafts.add_raft")
 
     def perform(self, form):
         raft = services.create_raft(**form.cleaned_data)
@@ -170,7 +179,7 @@ class RaftItemView(PageMixin, TemplateView):
     def get_context_data(self, **kwargs):
         item = kwargs.pop("item", None) or self.item()
         user = self.request.user
-        editable = user.has_perm("rafts.change_raftitem")
+        editable = user.has_perm("rafts.change_raftitem", item)
         versions = list(selectors.item_versions(item=item))
         for version, older in pairwise(versions):
             version.previous_number = older.number
@@ -199,7 +208,7 @@ class RaftItemView(PageMixin, TemplateView):
         item = self.item()
         running = "run" in request.POST
         answer_json = running and wants_json(request)
-        editable = request.user.has_perm("rafts.change_raftitem")
+        editable = request.user.has_perm("rafts.change_raftitem", item)
         if not (request.user.has_perm("executions.add_execution") if running else editable):
             return self.refuse(answer_json, "You may not run scripts.")
         data = request.POST.copy()
@@ -297,7 +306,9 @@ def run_answer(execution: Execution, *, user, saved: bool) -> dict:
     this run) and a sentence saying so."""
     job = execution.job
     number = job.script_version.number
-    may_cancel = user.has_perms(["executions.view_execution", "executions.cancel_execution"])
+    may_cancel = user.has_perms(
+        ["executions.view_execution", "executions.cancel_execution"], execution
+    )
     return {
         "execution": {
             "id": execution.pk,

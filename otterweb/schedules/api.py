@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -17,18 +16,20 @@ from rest_framework.response import Response
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
+from otterweb.api.permissions import WritesWithinPrivileges
 from otterweb.executions.models import JobTemplate
 from otterweb.inventory.models import Environment
+from otterweb.privileges.pages import get_visible_or_404
 from otterweb.schedules import selectors, services
 from otterweb.schedules.models import Schedule, Trigger
 
 RUN = "executions.run_jobtemplate"
 
 
-def may_run_templates(user) -> None:
+def may_run_templates(user, template=None) -> None:
     """A job schedule or a trigger runs its template: making or changing one needs the
-    permission to run job templates."""
-    if not user.has_perm(RUN):
+    permission to run job templates (``template``, when known)."""
+    if not user.has_perm(RUN, template):
         raise DjangoPermissionDenied(
             "You may not run job templates: a schedule or trigger that runs one needs that."
         )
@@ -58,7 +59,8 @@ class ScheduleSerializer(serializers.ModelSerializer):
     owner = serializers.SlugRelatedField(
         slug_field="username",
         read_only=True,
-        help_text="Whose behalf its runs start on: who last saved it.",
+        allow_null=True,
+        help_text="Whose behalf its runs start on: who last saved it (null: OtterWeb itself).",
     )
 
     class Meta:
@@ -92,13 +94,13 @@ class ScheduleSerializer(serializers.ModelSerializer):
         arguments["time_zone"] = arguments["time_zone"] or "UTC"
         user = self.context["request"].user
         if arguments["kind"] == Schedule.Kind.JOB:
-            may_run_templates(user)
+            may_run_templates(user, arguments.get("template"))
         return services.save_schedule(
             schedule=schedule if schedule.pk else None, user=user, **arguments
         )
 
 
-class ScheduleViewSet(viewsets.ModelViewSet):
+class ScheduleViewSet(WritesWithinPrivileges, viewsets.ModelViewSet):
     queryset = selectors.schedules()
     serializer_class = ScheduleSerializer
 
@@ -111,9 +113,14 @@ class ScheduleViewSet(viewsets.ModelViewSet):
 
 class TriggerSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField(help_text="Where to POST to run the template.")
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
     owner = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, help_text="Whose behalf its runs start on."
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="Whose behalf its runs start on (null: OtterWeb itself).",
     )
 
     class Meta:
@@ -152,11 +159,13 @@ class TriggerSerializer(serializers.ModelSerializer):
 class NewTriggerSerializer(TriggerSerializer):
     token = serializers.CharField(
         read_only=True,
+        allow_null=True,
         help_text="A token trigger's token, shown only now: send it as ?token= (or in the "
         "X-OtterWeb-Token header).",
     )
     secret = serializers.CharField(
         read_only=True,
+        allow_null=True,
         help_text="A webhook's HMAC-SHA256 key, shown only now: sign "
         '"<timestamp>.<body>" with it.',
     )
@@ -177,18 +186,29 @@ class TriggerViewSet(
     serializer_class = TriggerSerializer
     queryset = Trigger.objects.all()
 
+    def initial(self, request, *args, **kwargs) -> None:
+        """The permissions first (403 for who may not see triggers), then the template (404
+        for one the user may not see)."""
+        super().initial(request, *args, **kwargs)
+        if "template_pk" in self.kwargs:
+            self.template()
+
     def get_queryset(self):
-        return selectors.triggers_of(template=self.template())
+        return Trigger.objects.filter(template_id=self.kwargs.get("template_pk")).select_related(
+            "created_by", "last_execution"
+        )
 
     def template(self) -> JobTemplate:
         if not hasattr(self, "_template"):
-            self._template = get_object_or_404(JobTemplate, pk=self.kwargs["template_pk"])
+            self._template = get_visible_or_404(
+                self.request.user, JobTemplate, pk=self.kwargs["template_pk"]
+            )
         return self._template
 
     @extend_schema(request=TriggerSerializer, responses={201: NewTriggerSerializer})
     def create(self, request, template_pk=None):
         """Make a trigger; its token (or webhook key) is in this answer only."""
-        may_run_templates(request.user)
+        may_run_templates(request.user, self.template())
         form = TriggerSerializer(data=request.data, context=self.get_serializer_context())
         form.is_valid(raise_exception=True)
         trigger, secret = services.create_trigger(

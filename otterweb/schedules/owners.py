@@ -39,8 +39,11 @@ def check_owner(*, owner, template: JobTemplate, what: str) -> None:
         )
     if not owner.is_active:
         raise ValidationError(f"{what} belongs to {owner}, whose account is inactive.")
-    if not owner.has_perm(RUN_TEMPLATES):
-        raise ValidationError(f"{what} belongs to {owner}, who may not run job templates.")
+    if not owner.has_perm(RUN_TEMPLATES, template):
+        raise ValidationError(
+            f"{what} belongs to {owner}, who may not run the job template {template.name} "
+            "(in the environments it targets)."
+        )
     local = local_targets(template=template)
     if local and not may_run_locally(owner):
         raise ValidationError(

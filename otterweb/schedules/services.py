@@ -181,6 +181,11 @@ def check_may_run(*, user, template: JobTemplate) -> None:
     """A schedule or trigger runs on its owner's behalf: whoever makes one for a template that
     runs on the local server (OtterWeb's machine) needs the permission to run there. (The
     owner's rights are checked again at every firing: owners.check_owner.)"""
+    if user is not None and not user.has_perm(owners.RUN_TEMPLATES, template):
+        raise ValidationError(
+            f"You may not run the job template {template.name} (in the environments it "
+            "targets): a schedule or trigger that runs it needs that."
+        )
     if user is None or may_run_locally(user):
         return
     local = owners.local_targets(template=template)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
@@ -15,6 +15,8 @@ from django.views.generic import DetailView, ListView, TemplateView
 
 from otterweb.executions.models import JobTemplate
 from otterweb.inventory.forms import add_errors
+from otterweb.privileges.checks import visible
+from otterweb.privileges.pages import VisibleObjectMixin, get_visible_or_404
 from otterweb.schedules import selectors, services
 from otterweb.schedules.forms import ScheduleForm, TriggerForm
 from otterweb.schedules.models import Schedule, Trigger
@@ -28,7 +30,7 @@ class ScheduleListView(LoginRequiredMixin, PermissionRequiredMixin, ListView):
     template_name = "schedules/list.html"
 
     def get_queryset(self):
-        return selectors.schedules()
+        return visible(self.request.user, selectors.schedules())
 
 
 class ScheduleEditView(LoginRequiredMixin, PermissionRequiredMixin, TemplateView):
@@ -43,7 +45,9 @@ class ScheduleEditView(LoginRequiredMixin, PermissionRequiredMixin, TemplateView
     def get_object(self) -> Schedule:
         if "pk" not in self.kwargs:
             return Schedule()
-        return get_object_or_404(Schedule, pk=self.kwargs["pk"])
+        return get_visible_or_404(
+            self.request.user, Schedule, *self.get_permission_required(), pk=self.kwargs["pk"]
+        )
 
     def get(self, request, *args, **kwargs):
         self.object = self.get_object()
@@ -81,7 +85,9 @@ class ScheduleEditView(LoginRequiredMixin, PermissionRequiredMixin, TemplateView
         return {**super().get_context_data(**kwargs), "object": self.object, "upcoming": upcoming}
 
 
-class ScheduleDeleteView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
+class ScheduleDeleteView(
+    LoginRequiredMixin, PermissionRequiredMixin, VisibleObjectMixin, DetailView
+):
     """Asks first (GET), deletes on POST."""
 
     permission_required = ["schedules.view_schedule", "schedules.delete_schedule"]
@@ -101,7 +107,7 @@ class ScheduleEnableView(LoginRequiredMixin, PermissionRequiredMixin, View):
     permission_required = ["schedules.view_schedule", "schedules.change_schedule"]
 
     def post(self, request, pk: int):
-        schedule = get_object_or_404(Schedule, pk=pk)
+        schedule = get_visible_or_404(request.user, Schedule, *self.permission_required, pk=pk)
         enabled = request.POST.get("enabled") == "1"
         services.set_enabled(schedule=schedule, enabled=enabled)
         if enabled:
@@ -117,7 +123,9 @@ class ScheduleEnableView(LoginRequiredMixin, PermissionRequiredMixin, View):
 # ---- a job template's schedules and triggers
 
 
-class TemplateTriggersView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
+class TemplateTriggersView(
+    LoginRequiredMixin, PermissionRequiredMixin, VisibleObjectMixin, DetailView
+):
     """GET the template's schedules and triggers; POST makes a trigger and shows its secret,
     this once (the answer is the page itself: the secret is in no URL and no session)."""
 
@@ -140,13 +148,14 @@ class TemplateTriggersView(LoginRequiredMixin, PermissionRequiredMixin, DetailVi
             **super().get_context_data(**kwargs),
             "triggers": triggers,
             "examples": examples,
-            "schedules": selectors.schedules_of(template=template),
+            "schedules": visible(self.request.user, selectors.schedules_of(template=template)),
             "prompt": template.prompt_fields.first(),
         }
 
     def post(self, request, pk: int):
         self.object = template = self.get_object()
-        if not (request.user.has_perm("schedules.add_trigger") and request.user.has_perm(RUN)):
+        user = request.user
+        if not (user.has_perm("schedules.add_trigger", template) and user.has_perm(RUN, template)):
             raise PermissionDenied(MAY_NOT_RUN)
         form = TriggerForm(request.POST)
         made = secret = None
@@ -165,7 +174,9 @@ class TemplateTriggersView(LoginRequiredMixin, PermissionRequiredMixin, DetailVi
         return response
 
 
-class TriggerDeleteView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
+class TriggerDeleteView(
+    LoginRequiredMixin, PermissionRequiredMixin, VisibleObjectMixin, DetailView
+):
     permission_required = [
         "executions.view_jobtemplate",
         "schedules.view_trigger",

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "otterweb.configuration",
     "otterweb.schedules",
     "otterweb.audit",
+    "otterweb.privileges",
 ]
 
 MIDDLEWARE = [
@@ -149,6 +150,8 @@ PREVIOUS_ENCRYPTION_KEYS = [
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # roles granted on scopes (otterweb.privileges.checks): django-rules answers has_perm
+    "rules.permissions.ObjectPermissionBackend",
 ]
 # After this many wrong passwords for one username from one address, that username is locked out
 # from that address (the login pages, the admin's, /api/auth/token/) for this long; 0 minutes:
@@ -342,6 +345,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["otterweb.api.permissions.ModelPermissions"],
+    "DEFAULT_FILTER_BACKENDS": ["otterweb.api.permissions.VisibleOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "otterweb.api.errors.handle",
     # JSON with limits: size, depth, real text, numbers in range (otterweb.api.bodies)

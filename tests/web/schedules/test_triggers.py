@@ -369,12 +369,20 @@ def test_trigger_api_needs_the_permissions(client_with, deploy) -> None:
     viewer = client_with("executions.view_jobtemplate", "schedules.view_trigger")
     assert viewer.get(listing).status_code == 200
     assert viewer.post(listing, {"name": "x"}, format="json").status_code == 403
-    no_run = client_with("schedules.view_trigger", "schedules.add_trigger")
+    # a template one may not see is not there
+    unseen = client_with("schedules.view_trigger", "schedules.add_trigger")
+    assert unseen.post(listing, {"name": "x"}, format="json").status_code == 404
+    no_run = client_with(
+        "executions.view_jobtemplate", "schedules.view_trigger", "schedules.add_trigger"
+    )
     refused = no_run.post(listing, {"name": "x"}, format="json")
     assert refused.status_code == 403 and "run job templates" in refused.json()["detail"]
     # runs on the local server ("here"): that needs its own permission
     runs = client_with(
-        "schedules.view_trigger", "schedules.add_trigger", "executions.run_jobtemplate"
+        "executions.view_jobtemplate",
+        "schedules.view_trigger",
+        "schedules.add_trigger",
+        "executions.run_jobtemplate",
     )
     refused = runs.post(listing, {"name": "x"}, format="json")
     assert refused.status_code == 400 and "local server" in refused.json()["detail"]
