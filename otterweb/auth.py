@@ -1,5 +1,6 @@
 """Websocket authentication: the browser's session, or an `Authorization: Token <token>` header
-(an API token, otterweb.accounts.tokens: unexpired, of an active user)."""
+(an API key, otterweb.accounts.tokens: unexpired, of an active user; a narrower key's limit
+on the user)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
 
-def _token_user(key: str):
+def _token_user(key: str, address: str | None):
     from otterweb.accounts import tokens
 
-    return tokens.user_for(key)
+    # the key's use recorded, a narrower key's limit on the user: as for the API
+    return tokens.user_for(key, address=address)
 
 
 # Off the one thread Django's sync code shares: API clients who connect together (a job just
@@ -29,10 +31,20 @@ class TokenAuthMiddleware(BaseMiddleware):
         headers = dict(scope.get("headers") or [])
         value = headers.get(b"authorization", b"").decode("latin-1")
         if value.lower().startswith("token "):
-            user = await _user_for_token(value[6:].strip())
+            user = await _user_for_token(value[6:].strip(), _address(scope, headers))
             if user is not None:
                 scope = {**scope, "user": user}
         return await super().__call__(scope, receive, send)
+
+
+def _address(scope, headers: dict[bytes, bytes]) -> str | None:
+    """Where a websocket comes from: as otterweb.accounts.lockout.client_ip says for requests."""
+    if settings.OTTERWEB_BEHIND_PROXY:
+        forwarded = headers.get(b"x-forwarded-for", b"").decode("latin-1").split(",")
+        if forwarded[-1].strip():
+            return forwarded[-1].strip()
+    client = scope.get("client")
+    return client[0] if client else None
 
 
 def authenticated(inner):

@@ -1,21 +1,26 @@
 """`/api/auth/token/`: make an API token with a username and password (or from a signed-in
-browser session), and revoke the token a request carries. Wrong passwords count towards the
+browser session), and revoke the token a request carries. `/api/keys/`: named API keys (list,
+make, revoke). Wrong passwords count towards the
 login lockout (django-axes), as on the login pages."""
 
 from __future__ import annotations
 
-from django.contrib.auth import authenticate
+from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.signals import user_logged_in
 from drf_spectacular.utils import extend_schema
 from knox.models import AuthToken
-from rest_framework import serializers, status
+from rest_framework import generics, serializers, status
 from rest_framework.authentication import SessionAuthentication
-from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
-from rest_framework.permissions import AllowAny
+from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated, PermissionDenied
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from otterweb.accounts import tokens
+from otterweb.accounts import selectors, services, tokens
+from otterweb.accounts.models import ApiKey
+from otterweb.inventory.models import Environment
+from otterweb.privileges.models import Role
+from otterweb.rafts.models import Raft
 
 
 class TokenRequestSerializer(serializers.Serializer):
@@ -74,5 +79,160 @@ class TokenView(APIView):
     def delete(self, request):
         if not isinstance(request.auth, AuthToken):
             raise NotAuthenticated("send the token to revoke: Authorization: Token <token>")
-        request.auth.delete()
+        services.revoke_token(actor=request.user, token=request.auth)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# ---- API keys: /api/keys/
+
+
+class ApiKeySerializer(serializers.ModelSerializer):
+    name = serializers.SerializerMethodField(help_text='"(unnamed)" for a token made without one.')
+    user = serializers.CharField(source="user.get_username", read_only=True)
+    state = serializers.ChoiceField(choices=ApiKey.State.choices, read_only=True)
+    role = serializers.CharField(source="role.name", read_only=True, allow_null=True, default=None)
+    environment = serializers.CharField(
+        source="environment.name", read_only=True, allow_null=True, default=None
+    )
+    raft = serializers.CharField(source="raft.name", read_only=True, allow_null=True, default=None)
+
+    class Meta:
+        model = ApiKey
+        fields = [
+            "id",
+            "name",
+            "user",
+            "state",
+            "created",
+            "expires",
+            "last_used",
+            "last_address",
+            "role",
+            "environment",
+            "raft",
+            "revoked",
+        ]
+        read_only_fields = fields
+
+    def get_name(self, key: ApiKey) -> str:
+        return key.label
+
+
+class NewApiKeySerializer(ApiKeySerializer):
+    key = serializers.SerializerMethodField(
+        help_text="The key's text, shown only in this answer: send it as "
+        "`Authorization: Token <key>`."
+    )
+
+    class Meta(ApiKeySerializer.Meta):
+        fields = [*ApiKeySerializer.Meta.fields, "key"]
+        read_only_fields = fields
+
+    def get_key(self, key: ApiKey) -> str:
+        return self.context["text"]
+
+
+class ApiKeyRequestSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100, help_text="What uses the key.")
+    expires_in_days = serializers.FloatField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=services.LONGEST_DAYS,
+        help_text="Its lifetime: OTTERWEB_TOKEN_TTL_DAYS when left out; 0: until revoked.",
+    )
+    role = serializers.PrimaryKeyRelatedField(
+        queryset=Role.objects.all(),
+        required=False,
+        allow_null=True,
+        help_text="A narrower key: only this role's permissions (each held by the owner there).",
+    )
+    environment = serializers.PrimaryKeyRelatedField(
+        queryset=Environment.objects.all(),
+        required=False,
+        allow_null=True,
+        help_text="A narrower key: only on this environment and those inside it.",
+    )
+    raft = serializers.PrimaryKeyRelatedField(
+        queryset=Raft.objects.all(),
+        required=False,
+        allow_null=True,
+        help_text="A narrower key: only on this raft (not with an environment).",
+    )
+    user = serializers.PrimaryKeyRelatedField(
+        queryset=get_user_model().objects.filter(service_account__isnull=False),
+        required=False,
+        allow_null=True,
+        help_text="A service account's id, for an administrator making its key; yourself when "
+        "left out.",
+    )
+
+
+class ManageableKeys:
+    """The keys the user may list and revoke (its own, and an administrator's service
+    accounts'): who may is the services' question, not a model permission's."""
+
+    serializer_class = ApiKeySerializer
+    permission_classes = [IsAuthenticated]
+    filter_backends: list = []
+
+    def get_queryset(self):
+        return selectors.manageable_keys(self.request.user)
+
+
+class ApiKeyListView(ManageableKeys, generics.ListAPIView):
+    """Your keys and, for an administrator, the service accounts' keys, newest first."""
+
+    @extend_schema(
+        summary="List API keys",
+        description="Yours and, for an administrator, the service accounts', newest first: "
+        "active, expired and revoked.",
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        request=ApiKeyRequestSerializer,
+        responses={201: NewApiKeySerializer},
+        summary="Make an API key",
+        description="Only from a signed-in browser session, not with another key (a key cannot "
+        "renew itself). With a role and an environment or raft, the key holds only that role's "
+        "permissions there, and never more than its owner: a role its owner does not hold there "
+        "is refused (400). The key's text is in this answer only.",
+    )
+    def post(self, request):
+        if not isinstance(request.successful_authenticator, SessionAuthentication):
+            raise PermissionDenied("Make keys from a signed-in session, not with another key.")
+        given = ApiKeyRequestSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = given.validated_data
+        key, text = services.create_key(
+            actor=request.user,
+            owner=data.get("user") or request.user,
+            name=data["name"],
+            days=data.get("expires_in_days"),
+            role=data.get("role"),
+            environment=data.get("environment"),
+            raft=data.get("raft"),
+        )
+        return Response(
+            NewApiKeySerializer(key, context={"text": text}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class ApiKeyDetailView(ManageableKeys, generics.RetrieveDestroyAPIView):
+    @extend_schema(summary="An API key")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Revoke an API key",
+        description="It answers 401 from now on; it stays listed, revoked.",
+        responses={204: None},
+    )
+    def delete(self, request, *args, **kwargs):
+        return super().delete(request, *args, **kwargs)
+
+    def perform_destroy(self, instance: ApiKey) -> None:
+        services.revoke_key(actor=self.request.user, key=instance)

@@ -2,20 +2,33 @@ from django.apps import AppConfig
 
 
 class AccountsConfig(AppConfig):
-    """Signing in: API tokens (django-rest-knox), login throttling (django-axes) and the first
-    administrator's password."""
+    """Signing in: API keys (on django-rest-knox's tokens) and service accounts, login
+    throttling (django-axes) and the first administrator's password."""
 
     name = "otterweb.accounts"
     verbose_name = "Accounts"
 
     def ready(self) -> None:
         from django.conf import settings
-        from django.db.models.signals import post_save
+        from django.db.models.signals import post_delete, post_save
 
         from otterweb.accounts import first_admin
+        from otterweb.accounts.models import ApiKey
 
         post_save.connect(
             first_admin.forget_when_changed,
             sender=settings.AUTH_USER_MODEL,
             dispatch_uid="otterweb.accounts.first_admin",
         )
+        # a key deleted with its environment, raft or owner takes its token along: a token
+        # without its key would be as wide as its owner
+        post_delete.connect(
+            _delete_token, sender=ApiKey, dispatch_uid="otterweb.accounts.api_key_token"
+        )
+
+
+def _delete_token(sender, instance, **kwargs) -> None:
+    from knox.models import AuthToken
+
+    if instance.token_id is not None:
+        AuthToken.objects.filter(pk=instance.token_id).delete()

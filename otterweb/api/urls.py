@@ -1,6 +1,7 @@
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
+from otterweb.accounts import api as accounts
 from otterweb.api.docs import DocsView, SchemaView
 from otterweb.audit import api as audit
 from otterweb.editor import api as editor
@@ -31,6 +32,8 @@ urlpatterns = [
     path("scripts/unblocks/", editor.UnblocksView.as_view(), name="script-unblocks"),
     path("scripts/names/", editor.NamesView.as_view(), name="script-names"),
     path("reference/", editor.ReferenceView.as_view(), name="reference"),
+    path("keys/", accounts.ApiKeyListView.as_view(), name="key-list"),
+    path("keys/<int:pk>/", accounts.ApiKeyDetailView.as_view(), name="key-detail"),
     path("schema/", SchemaView.as_view(), name="schema"),
     path("docs/", DocsView.as_view(url_name="api:schema"), name="api-docs"),
     path("", include("otterweb.configuration.api_urls")),

@@ -149,7 +149,8 @@ PREVIOUS_ENCRYPTION_KEYS = [
 # (it keeps no users: ModelBackend finds them and their permissions).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's ModelBackend, but service accounts never sign in with a password
+    "otterweb.accounts.backends.ModelBackend",
     # roles granted on scopes (otterweb.privileges.checks): django-rules answers has_perm
     "rules.permissions.ObjectPermissionBackend",
 ]
@@ -185,6 +186,8 @@ AUTHENTICATION_BACKENDS += directory_settings.backends(_directory)
 # API tokens (django-rest-knox): stored as SHA-512 digests, shown once, valid for this many days
 # unless made with another lifetime (0: until revoked). The prefix lets secret scanners spot one.
 OTTERWEB_TOKEN_TTL_DAYS = float(os.environ.get("OTTERWEB_TOKEN_TTL_DAYS", "90"))
+# knox's token model is swappable: named, so otterweb.accounts.ApiKey can point at it
+KNOX_TOKEN_MODEL = "knox.AuthToken"
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=OTTERWEB_TOKEN_TTL_DAYS) if OTTERWEB_TOKEN_TTL_DAYS else None,
     "TOKEN_PREFIX": "otterweb_",
@@ -341,7 +344,8 @@ REST_FRAMEWORK = {
         "api_anon": OTTERWEB_API_THROTTLE_ANON_RATE or None,
     },
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "knox.auth.TokenAuthentication",
+        # knox's tokens as named API keys: last use recorded, a narrower key's limit attached
+        "otterweb.accounts.authentication.KeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["otterweb.api.permissions.ModelPermissions"],

@@ -1,0 +1,57 @@
+"""The forms of the API keys' and service accounts' pages."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+
+from otterweb.accounts.services import LONGEST_DAYS
+from otterweb.inventory.models import Environment
+from otterweb.privileges.models import Role
+from otterweb.rafts.models import Raft
+
+
+class KeyForm(forms.Form):
+    name = forms.CharField(max_length=100, help_text="What uses the key: a script, a pipeline.")
+    expires_in_days = forms.FloatField(
+        label="Expires in (days)",
+        min_value=0,
+        max_value=LONGEST_DAYS,
+        help_text="0: until revoked.",
+    )
+    role = forms.ModelChoiceField(
+        queryset=Role.objects.all(),
+        required=False,
+        empty_label="All of the owner's permissions",
+        help_text="A narrower key holds only this role's permissions (each one its owner holds "
+        "where the key applies).",
+    )
+    environment = forms.ModelChoiceField(
+        queryset=Environment.objects.all(),
+        required=False,
+        empty_label="Everywhere",
+        help_text="Only on this environment and those inside it.",
+    )
+    raft = forms.ModelChoiceField(
+        queryset=Raft.objects.all(),
+        required=False,
+        empty_label="Any raft",
+        help_text="Only on this raft (not with an environment).",
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["expires_in_days"].initial = settings.OTTERWEB_TOKEN_TTL_DAYS
+
+    def clean(self):
+        data = super().clean()
+        if data.get("environment") and data.get("raft"):
+            raise forms.ValidationError("Limit a key to an environment or to a raft, not both.")
+        return data
+
+
+class ServiceAccountForm(forms.Form):
+    username = forms.CharField(max_length=150, label="Name")
+    description = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 2}), help_text="What it is for."
+    )
