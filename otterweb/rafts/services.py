@@ -128,13 +128,17 @@ def update_raft(*, raft: Raft, name: str, description: str) -> Raft:
     return raft
 
 
+class InUse(ValidationError):
+    """A raft or item is not deleted while job templates run it (the API answers 409)."""
+
+
 @transaction.atomic
 def delete_raft(*, raft: Raft) -> int:
     """Delete a raft with its items and their versions; returns how many items went. Refused
     while job templates run any of its items."""
     templates = selectors.job_templates_of(items=raft.items.all())
     if templates:
-        raise ValidationError(
+        raise InUse(
             f"The raft {raft} is not deleted: the job templates {', '.join(templates)} run its "
             "items. Change or delete those templates first."
         )
@@ -142,7 +146,7 @@ def delete_raft(*, raft: Raft) -> int:
     try:
         raft.delete()
     except ProtectedError as error:  # a template made since the check
-        raise ValidationError(f"The raft {raft} is still in use: {error.args[0]}") from None
+        raise InUse(f"The raft {raft} is still in use: {error.args[0]}") from None
     return count
 
 
@@ -226,14 +230,14 @@ def delete_item(*, item: RaftItem) -> None:
     """Delete an item and its versions; refused while job templates run it."""
     templates = selectors.job_templates_of(items=[item])
     if templates:
-        raise ValidationError(
+        raise InUse(
             f"{item} is not deleted: the job templates {', '.join(templates)} run it. "
             "Change or delete those templates first."
         )
     try:
         item.delete()
     except ProtectedError as error:
-        raise ValidationError(f"{item} is still in use: {error.args[0]}") from None
+        raise InUse(f"{item} is still in use: {error.args[0]}") from None
 
 
 def restore_version(

@@ -350,7 +350,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["otterweb.api.permissions.ModelPermissions"],
     "DEFAULT_FILTER_BACKENDS": ["otterweb.api.permissions.VisibleOnly"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, with each operation's refusals in the one error body
+    "DEFAULT_SCHEMA_CLASS": "otterweb.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "otterweb.api.errors.handle",
     # JSON with limits: size, depth, real text, numbers in range (otterweb.api.bodies)
     "DEFAULT_PARSER_CLASSES": [

@@ -8,8 +8,10 @@ import pytest
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.utils import timezone
+from rest_framework.request import Request
 from rest_framework.test import APIClient
 
+from otterweb.api.queries import Pagination
 from otterweb.asgi import application
 from otterweb.executions.models import Execution, JobTemplate, LogEntry
 from otterweb.executions.runner import run_execution
@@ -156,12 +158,31 @@ def test_api_query_parameters_that_are_not_numbers_in_range_are_400(admin, url, 
 
 
 @pytest.mark.parametrize(
-    "query", ["limit=99999999999999999999", "offset=99999999999999999999", "limit=abc", "limit=-5"]
+    "query",
+    [
+        "limit=99999999999999999999",
+        "offset=99999999999999999999",
+        "limit=abc",
+        "limit=-5",
+        "limit=0",
+        "limit=2.5",
+        "offset=false",
+    ],
 )
-def test_api_lists_take_any_limit_and_offset(admin, query) -> None:
+def test_api_lists_refuse_a_limit_or_offset_that_is_no_whole_number(admin, query) -> None:
     create_job(script="Log-Information x;", servers=["here"])
+    name = query.split("=")[0]
     for path in ("/api/executions/", "/api/servers/", "/api/raft-item-versions/"):
-        assert admin.get(f"{path}?{query}").status_code == 200
+        answer = admin.get(f"{path}?{query}")
+        assert answer.status_code == 400, (path, answer.content)
+        assert name in answer.json()["errors"]
+
+
+def test_pagination_gives_at_most_1000_rows_a_page(rf) -> None:
+    pages = Pagination()
+    assert pages.get_limit(Request(rf.get("/api/servers/?limit=5000"))) == 1000
+    assert pages.get_limit(Request(rf.get("/api/servers/?limit=7"))) == 7
+    assert pages.get_limit(Request(rf.get("/api/servers/"))) == 100
 
 
 def test_api_body_over_the_size_limit_is_400_naming_the_limit(admin, settings) -> None:

@@ -1,0 +1,68 @@
+"""The API's refusals as its schema documents them: in the one error body, with the status codes
+the schema lists (tests/web/api/test_schema_conformance.py holds every operation to them)."""
+
+from __future__ import annotations
+
+import pytest
+from drf_spectacular.generators import SchemaGenerator
+from rest_framework.test import APIClient
+
+from otterweb.executions.models import JobTemplate
+from otterweb.rafts import services as rafts
+from otterweb.rafts.models import Raft, RaftItem
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin(django_user_model) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(django_user_model.objects.create_superuser("admin"))
+    return client
+
+
+@pytest.fixture
+def run_item() -> RaftItem:
+    raft = Raft.objects.create(name="main")
+    item = rafts.save_item(
+        raft=raft, name="deploy", kind=RaftItem.Kind.SCRIPT, content="Log-Information hi;"
+    )
+    JobTemplate.objects.create(name="Nightly", raft_item=item, targeting="servers")
+    return item
+
+
+def test_raft_item_delete_is_409_naming_the_templates_that_run_it(admin, run_item) -> None:
+    answer = admin.delete(f"/api/raft-items/{run_item.pk}/")
+    assert answer.status_code == 409
+    assert answer.json()["code"] == "conflict"
+    assert "the job templates Nightly run it" in answer.json()["detail"]
+    assert RaftItem.objects.filter(pk=run_item.pk).exists()
+
+
+def test_raft_delete_is_409_naming_the_templates_that_run_its_items(admin, run_item) -> None:
+    answer = admin.delete(f"/api/rafts/{run_item.raft_id}/")
+    assert answer.status_code == 409
+    assert "the job templates Nightly run its items" in answer.json()["detail"]
+
+
+def test_api_address_no_view_answers_is_404_in_the_error_body(admin) -> None:
+    answer = admin.get("/api/raft-items/1.5/draft/")
+    assert answer.status_code == 404
+    assert answer["Content-Type"] == "application/json"
+    assert answer.json()["code"] == "not_found"
+
+
+def test_api_schema_lists_each_operations_refusals_with_the_error_body() -> None:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    item = schema["paths"]["/api/raft-items/{id}/"]
+    assert sorted(item["get"]["responses"]) == ["200", "400", "401", "403", "404", "429"]
+    assert sorted(item["delete"]["responses"]) == ["204", "400", "401", "403", "404", "409", "429"]
+    assert "415" in item["put"]["responses"]
+    assert "404" not in schema["paths"]["/api/servers/"]["get"]["responses"]
+    error = item["get"]["responses"]["404"]["content"]["application/json"]["schema"]
+    assert error == {"$ref": "#/components/schemas/Error"}
+    assert schema["components"]["schemas"]["Error"]["required"] == ["code", "detail"]
+    limit = next(
+        p for p in schema["paths"]["/api/servers/"]["get"]["parameters"] if p["name"] == "limit"
+    )
+    assert limit["schema"]["minimum"] == 1
