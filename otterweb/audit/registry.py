@@ -74,9 +74,12 @@ def register_all() -> list[str]:
         except LookupError:  # an app or model not (yet) installed
             continue
         field_names = {field.name for field in model._meta.get_fields()}
+        excluded = options.get("exclude", [])
         auditlog.register(
             model,
-            exclude_fields=[f for f in options.get("exclude", []) if f in field_names],
+            # the model's own columns only: django-auditlog reads every field of a new object,
+            # reverse relations too, and reading a missing one-to-one caches it as missing
+            include_fields=[f.name for f in model._meta.concrete_fields if f.name not in excluded],
             mask_fields=[f for f in options.get("mask", []) if f in field_names],
             mask_callable="otterweb.audit.registry.hidden",
             m2m_fields={f for f in options.get("m2m", []) if f in field_names},
