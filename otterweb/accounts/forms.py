@@ -41,7 +41,8 @@ class KeyForm(forms.Form):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["expires_in_days"].initial = settings.OTTERWEB_TOKEN_TTL_DAYS
+        days = settings.OTTERWEB_TOKEN_TTL_DAYS
+        self.fields["expires_in_days"].initial = int(days) if days == int(days) else days
 
     def clean(self):
         data = super().clean()
