@@ -322,3 +322,19 @@ def test_service_accounts_page_is_for_administrators(admin, ops) -> None:
     assert made.status_code == 302 and made["Location"] == f"/account/keys/?user={robot.pk}"
     assert "deployer" in client.get("/account/service-accounts/").content.decode()
     assert session_of(ops).get(f"/account/keys/?user={robot.pk}").status_code == 404
+
+
+def test_key_used_narrower_key_keeps_the_owners_django_permissions_to_its_limit(
+    places, user_with
+) -> None:
+    owner = user_with("executions.run_jobtemplate", "inventory.view_server")
+    Grant.objects.create(role=role("Administrator"), user=owner)
+    _key, text = services.create_key(
+        actor=owner, owner=owner, name="ci", role=role("Viewer"), environment=places["testing"]
+    )
+    assert owner.has_perm("executions.run_jobtemplate")
+    user = tokens.user_for(text)
+    assert not user.has_perm("executions.run_jobtemplate")  # not the key's role
+    assert user.has_perm("inventory.view_server")  # the key's role, on Testing
+    assert not user.has_perm("inventory.view_server", places["prod1"])
+    assert user.has_perm("inventory.view_server", places["test1"])
