@@ -116,8 +116,19 @@ class EntryViewSet(viewsets.ReadOnlyModelViewSet):
             raise ValidationError(form.errors)
         return selectors.entries(filters=form.filters())
 
+    def handle_exception(self, exc):
+        """A refusal is the API's one error body in JSON, also when CSV was asked for."""
+        response = super().handle_exception(exc)
+        renderer = api_settings.DEFAULT_RENDERER_CLASSES[0]()
+        self.request.accepted_renderer = renderer
+        self.request.accepted_media_type = renderer.media_type
+        return response
+
     def list(self, request, *args, **kwargs):
         if request.accepted_renderer.format == "csv":
+            # unpaged, but a limit or offset that is no whole number is refused as for JSON
+            self.paginator.get_limit(request)
+            self.paginator.get_offset(request)
             response = StreamingHttpResponse(
                 csv_lines(self.get_queryset()), content_type="text/csv; charset=utf-8"
             )

@@ -15,13 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from otterweb.executions.models import Execution, JobTemplate, JobTemplatePrompt
+from otterweb.executions.models import Execution
 from otterweb.executions.runner import run_execution
-from otterweb.executions.services import create_job
 from otterweb.inventory import services as inventory
-from otterweb.inventory.models import Credential, Environment, Role, Server
-from otterweb.rafts import services as rafts
-from otterweb.rafts.models import Raft, RaftItem
+from tests.web.sample import sample_inventory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -193,24 +190,8 @@ def requests(draw, path: str, method: str):
 @pytest.fixture
 def inventory_and_rafts(django_user_model):
     """One of everything, so ids 1, 2 ... and the names in NASTY find something."""
-    production = Environment.objects.create(name="production")
-    web = Role.objects.create(name="web")
-    server = Server.objects.create(name="fuzz1")
-    server.roles.add(web)
-    server.environments.add(production)
-    inventory.set_variable(name="Port", value="8080", server=server)
+    sample_inventory(server="fuzz1", worker="fuzz")
     inventory.set_variable(name="Token", value="s3cret", sensitive=True)
-    Credential.objects.create(name="deploy", username="ops")
-    raft = Raft.objects.create(name="main")
-    item = rafts.save_item(
-        raft=raft, name="deploy", kind=RaftItem.Kind.SCRIPT, content="Log-Information hi;"
-    )
-    rafts.save_item(raft=raft, name="deploy", kind=RaftItem.Kind.SCRIPT, content="Log-Warning two;")
-    template = JobTemplate.objects.create(name="deploy", raft_item=item, targeting="servers")
-    template.servers.add(server)
-    JobTemplatePrompt.objects.create(template=template, name="Version", type="number", default="1")
-    execution = create_job(script="Log-Information one;\nLog-Warning two;", servers=["fuzz1"])
-    run_execution(execution.pk, worker="fuzz")
     return django_user_model.objects.create_superuser("fuzzer")
 
 

@@ -66,3 +66,10 @@ def test_api_schema_lists_each_operations_refusals_with_the_error_body() -> None
         p for p in schema["paths"]["/api/servers/"]["get"]["parameters"] if p["name"] == "limit"
     )
     assert limit["schema"]["minimum"] == 1
+
+
+@pytest.mark.parametrize("query", ["offset=x", "limit=2.5", "limit=0"])
+def test_audit_csv_refuses_a_limit_or_offset_that_is_no_whole_number(admin, query) -> None:
+    answer = admin.get(f"/api/audit/?format=csv&{query}")
+    assert answer.status_code == 400
+    assert query.split("=")[0] in answer.json()["errors"]

@@ -41,19 +41,14 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from otterweb.accounts import tokens
-from otterweb.executions.models import JobTemplate, JobTemplatePrompt
-from otterweb.executions.runner import run_execution
-from otterweb.executions.services import create_job
-from otterweb.inventory import services as inventory
-from otterweb.inventory.models import Credential, Environment, Role, Server
-from otterweb.rafts import services as rafts
-from otterweb.rafts.models import Raft, RaftItem
 from otterweb.schedules import services as schedules
+from tests.web.sample import sample_inventory
 
 # an execution of the inventory runs on threads of its own: they see its committed rows
 pytestmark = pytest.mark.django_db(transaction=True)
 
-CASES = int(os.environ.get("OTTERWEB_SCHEMA_CASES", "10"))
+# 5 valid and 5 invalid requests per operation and user: about 50 s of CPU in all
+CASES = int(os.environ.get("OTTERWEB_SCHEMA_CASES", "5"))
 HELD = [
     not_a_server_error,
     status_code_conformance,
@@ -95,27 +90,13 @@ def app():
 @pytest.fixture
 def things(django_user_model) -> dict[str, dict[str, object]]:
     """A small inventory; its path parameters by the operations' path prefix."""
-    production = Environment.objects.create(name="production")
-    web = Role.objects.create(name="web")
-    server = Server.objects.create(name="web1")
-    server.roles.add(web)
-    server.environments.add(production)
-    variable = inventory.set_variable(name="Port", value="8080", server=server)
-    Credential.objects.create(name="deploy", username="ops")
-    raft = Raft.objects.create(name="main")
-    item = rafts.save_item(
-        raft=raft, name="deploy", kind=RaftItem.Kind.SCRIPT, content="Log-Information hi;"
-    )
-    rafts.save_item(raft=raft, name="deploy", kind=RaftItem.Kind.SCRIPT, content="Log-Warning two;")
-    template = JobTemplate.objects.create(name="deploy", raft_item=item, targeting="servers")
-    template.servers.add(server)
-    JobTemplatePrompt.objects.create(template=template, name="Version", type="number", default="1")
-    trigger, _secret = schedules.create_trigger(template=template, name="hook")
+    made = sample_inventory(server="web1", worker="schema")
+    trigger, _secret = schedules.create_trigger(template=made.template, name="hook")
     schedule = schedules.save_schedule(
-        name="nightly", kind="job", template=template, cron="0 3 * * *"
+        name="nightly", kind="job", template=made.template, cron="0 3 * * *"
     )
-    execution = create_job(script="Log-Information one;", servers=["web1"])
-    run_execution(execution.pk, worker="schema")
+    production, web, server, variable = made.environment, made.role, made.server, made.variable
+    raft, item, template, execution = made.raft, made.item, made.template, made.execution
     version = item.versions.order_by("-pk").first()
     return {
         "/api/credentials/": {"name": "deploy"},
