@@ -20,7 +20,8 @@ TRACKED: dict[str, dict[str, list[str]]] = {
     "inventory.Environment": {"exclude": TIMESTAMPS},
     "inventory.Role": {"exclude": TIMESTAMPS, "m2m": ["dependencies"]},
     "inventory.Server": {
-        "exclude": [*TIMESTAMPS, *SERVER_CHECK_FIELDS],
+        # what checks find, and the host key a server offered until someone trusts it
+        "exclude": [*TIMESTAMPS, *SERVER_CHECK_FIELDS, "pending_host_key"],
         "m2m": ["roles", "environments"],
     },
     "inventory.Variable": {"exclude": TIMESTAMPS, "mask": ["encrypted_value"]},

@@ -80,6 +80,16 @@ def fill_in(sender, instance: Entry, **kwargs) -> None:
         instance.actor_name = instance.actor.get_username()
 
 
+def record_changed(*, obj: Model, changes: dict[str, list]) -> Entry:
+    """A change written with QuerySet.update() (no signal): ``changes`` as field -> [before,
+    after], as django-auditlog writes them (text)."""
+    return record(
+        action=Entry.Action.UPDATE,
+        obj=obj,
+        changes={field: [str(value) for value in pair] for field, pair in changes.items()},
+    )
+
+
 def record_created(objects: Iterable[Model]) -> None:
     """Rows made with bulk_create (no signal): a create entry for each, as django-auditlog
     writes for a save."""

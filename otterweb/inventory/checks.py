@@ -31,6 +31,7 @@ from engine import (
     fingerprint,
     probe,
 )
+from otterweb.audit import services as audit
 from otterweb.inventory.models import Credential, Server
 
 logger = logging.getLogger(__name__)
@@ -108,6 +109,7 @@ def remember_host_key(server: str, key: str) -> None:
         host_keys=key, pending_host_key=""
     )
     if updated:
+        audit.record_changed(obj=Server.objects.get(name=server), changes={"host_keys": ["", key]})
         logger.warning(
             "message='host key trusted on first use' server=%s fingerprint=%s",
             server,

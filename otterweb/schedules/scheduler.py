@@ -18,6 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from otterweb.audit import services as audit
 from otterweb.audit.context import origin
 from otterweb.configuration.services import start_routine_check
 from otterweb.executions.models import Execution
@@ -141,4 +142,5 @@ def _unschedulable(schedule: Schedule, due_at: datetime | None, error: Exception
         enabled=False, next_run=None, last_error=message
     )
     if disabled:
+        audit.record_changed(obj=schedule, changes={"enabled": [True, False]})
         logger.error("schedule=%s message=%r", schedule.pk, message)

@@ -18,6 +18,7 @@ from otterweb.inventory import services as inventory
 from otterweb.inventory.models import Credential
 from otterweb.rafts import services as rafts
 from otterweb.rafts.models import Raft
+from tests.web.schedules.conftest import deploy, owner  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -150,3 +151,23 @@ def test_trail_records_prompts_written_in_bulk(admin_user, here) -> None:
         ("executions.jobtemplateprompt", A.DELETE),
         ("executions.jobtemplateprompt", A.CREATE),
     ]
+
+
+def test_trail_records_changes_written_by_queryset_update(deploy) -> None:  # noqa: F811
+    from otterweb.inventory import checks
+    from otterweb.inventory.models import Server
+    from otterweb.schedules import scheduler
+    from otterweb.schedules.services import save_schedule
+
+    server = Server.objects.create(name="web7", agent_type="ssh")
+    schedule = save_schedule(name="nightly", template=deploy, cron="0 3 * * *", user=owner())
+    start = last_entry()
+    key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIwy0tCEb9O6jOBSXEtS5hNuz9sdhzBZDenAjfB/e23n"
+    checks.remember_host_key("web7", key)  # trusted on first use
+    scheduler._unschedulable(schedule, schedule.next_run, ValueError("no such zone"))
+    entries = made_since(start)
+    assert [(e.kind, e.action, e.object_repr, e.changes, e.actor) for e in entries] == [
+        ("inventory.server", A.UPDATE, "web7", {"host_keys": ["", key]}, None),
+        ("schedules.schedule", A.UPDATE, "nightly", {"enabled": ["True", "False"]}, None),
+    ]
+    assert server.pk == entries[0].object_id
