@@ -208,6 +208,12 @@ class Job(models.Model):
         on_delete=models.SET_NULL,
         related_name="jobs",
     )
+    origin = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="What started it on requested_by's behalf (a schedule, a trigger); blank: "
+        "requested_by did, or OtterWeb itself when none.",
+    )
     script = TextField(help_text="The script's text when the job was made.")
     script_version = models.ForeignKey(
         RaftItemVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs"

@@ -12,6 +12,7 @@ from django.db.models import prefetch_related_objects
 
 from engine import OtterSyntaxError, from_json_value, parse, targets_servers
 from otterweb.audit import services as audit
+from otterweb.audit.context import current_origin
 from otterweb.executions import dispatch
 from otterweb.executions.local_runs import may_run_locally
 from otterweb.executions.models import Execution, Job, JobTemplate, JobTemplatePrompt, Mode
@@ -84,6 +85,7 @@ def create_job(
         template=template,
         name=name or (str(raft_item) if raft_item else "ad hoc script"),
         requested_by=requested_by,
+        origin=current_origin(),
         script=text,
         script_version=version,
         targets=[s.name for s in targets],

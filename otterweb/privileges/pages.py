@@ -10,7 +10,6 @@ from django.shortcuts import get_object_or_404
 
 from otterweb.privileges.checks import may, visible
 
-
 # what seeing these takes: they are parts of their servers' configuration
 SEEN_AS = {
     "configuration.remediationplan": "inventory.view_server",

@@ -92,6 +92,19 @@ def test_trigger_token_starts_one_execution_with_the_variables_given(token_trigg
     assert trigger.last_execution == execution and trigger.last_used is not None
 
 
+def test_trigger_execution_page_says_which_trigger_on_whose_behalf_and_the_values(
+    token_trigger, client
+) -> None:
+    trigger, token = token_trigger
+    pull(trigger, token=token, body=variables(Version="2.5"))
+    execution = Execution.objects.get()
+    assert execution.job.origin == "trigger CI"
+    client.force_login(owner())
+    page = client.get(reverse("execution-detail", args=[execution.pk])).content.decode()
+    assert f"trigger CI, on behalf of {owner().username}" in page
+    assert '<span class="mono">Version</span> = <span class="mono">2.5</span>' in page
+
+
 def test_trigger_token_without_a_body_runs_with_the_defaults(token_trigger) -> None:
     trigger, token = token_trigger
     assert pull(trigger, token=token).status_code == 202
