@@ -180,9 +180,10 @@ class NamesView(APIView):
         query = NamesQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         user = request.user
+        raft = Raft.objects.filter(name=query.validated_data["raft"]).first()
         names = script_names(
             raft=query.validated_data["raft"],
             variables=user.has_perm("inventory.view_variable"),
-            items=user.has_perm("rafts.view_raftitem"),
+            items=raft is not None and user.has_perm("rafts.view_raftitem", raft),
         )
         return Response(ScriptNamesSerializer(names).data)

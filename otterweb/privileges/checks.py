@@ -156,7 +156,10 @@ class Privileges:
             return True
         if not (held.environments or held.rafts):
             return False
-        return held.covers(place_of(obj), rafts_count=permission not in ON_SERVERS)
+        place = place_of(obj)
+        if place.shared and permission.split(".", 1)[1].startswith("view_"):
+            return True
+        return held.covers(place, rafts_count=permission not in ON_SERVERS)
 
 
 def _model_permissions(user) -> set[str]:

@@ -2,8 +2,8 @@
 
 A grant on an environment covers an object when every environment the object is in lies within
 it (the environment or one inside it); a grant on a raft covers the raft's objects. An object in
-no environment and no raft (an inventory role, a global variable, a credential for any
-environment) is covered only by grants on everything."""
+no environment and no raft (a global variable, a credential for any environment) is covered only
+by grants on everything; an inventory role is seen by whoever may see roles anywhere."""
 
 from __future__ import annotations
 
@@ -24,9 +24,13 @@ from otterweb.schedules.models import Schedule, Trigger, TriggerDelivery
 class Place:
     environments: frozenset[int] = frozenset()
     raft: int | None = None
+    # seen by whoever may see its kind anywhere (an inventory role: its name is on the pages of
+    # the servers that have it); changed only under a grant on everything
+    shared: bool = False
 
 
 NOWHERE = Place()
+SHARED = Place(shared=True)
 
 
 def _environments(manager) -> frozenset[int]:
@@ -97,7 +101,9 @@ def place_of(obj) -> Place:
                 frozenset({obj.environment_id}) if obj.environment_id else frozenset(),
                 raft=obj.raft_id,
             )
-    if isinstance(obj, Role | Group | get_user_model()):
+    if isinstance(obj, Role):
+        return SHARED
+    if isinstance(obj, Group | get_user_model()):
         return NOWHERE
     raise TypeError(f"privileges know no place for a {type(obj).__name__}")
 

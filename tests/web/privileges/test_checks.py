@@ -122,3 +122,13 @@ def test_built_in_roles_are_made_after_migrate(db) -> None:
     }
     assert role("Operator").permissions.filter(codename="run_jobtemplate").exists()
     assert not role("Viewer").permissions.filter(codename="run_jobtemplate").exists()
+
+
+def test_may_inventory_roles_are_seen_by_any_viewer_and_changed_only_everywhere(tree) -> None:
+    from otterweb.inventory.models import Role as InventoryRole
+
+    web = InventoryRole.objects.create(name="web")
+    ann = user()
+    services.grant(role=role("Administrator"), user=ann, environment=tree["testing"])
+    assert may(ann, "inventory.view_role", web)
+    assert not may(ann, "inventory.change_role", web)
