@@ -83,9 +83,10 @@ class EditScripts(BasePermission):
 
 
 class WritesWithinPrivileges:
-    """For model viewsets, before their own perform_create/perform_update: what is saved must
-    lie where the user may add or change it (a server moved into an environment outside the
-    user's privileges is refused with 403, and nothing is saved)."""
+    # For model viewsets, before their own perform_create/perform_update: what is saved must lie
+    # where the user may add or change it (a server moved into an environment outside the user's
+    # privileges is refused with 403, and nothing is saved). A comment, not a docstring: the
+    # API's schema would describe the viewsets' operations with it.
 
     def perform_create(self, serializer) -> None:
         with transaction.atomic():

@@ -10,6 +10,7 @@ from django.utils.html import escape
 from otterweb.executions.models import JobTemplate, JobTemplatePrompt, Mode
 from otterweb.executions.services import PROMPT_FIELDS
 from otterweb.inventory.models import Environment, Role, Server
+from otterweb.privileges.checks import visible
 from otterweb.rafts.models import RaftItem
 
 
@@ -120,12 +121,16 @@ class JobTemplateForm(forms.ModelForm):
         }
         labels = {"raft_item": "Script", "simulate": "Simulate (change nothing)"}
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, user=None, **kwargs) -> None:
+        """``user``: the choices are what it may see (None: everything)."""
         super().__init__(*args, **kwargs)
         scripts = Q(kind=RaftItem.Kind.SCRIPT)
         if self.instance.raft_item_id:
             scripts |= Q(pk=self.instance.raft_item_id)
         self.fields["raft_item"].queryset = RaftItem.objects.filter(scripts).select_related("raft")
+        for name in ("raft_item", "servers", "roles", "environments"):
+            field = self.fields[name]
+            field.queryset = visible(user, field.queryset)
 
 
 def launch_form(template: JobTemplate, data=None) -> forms.Form:

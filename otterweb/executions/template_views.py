@@ -47,13 +47,13 @@ class JobTemplateEditView(LoginRequiredMixin, PermissionRequiredMixin, TemplateV
 
     def get(self, request, *args, **kwargs):
         self.object = self.get_object()
-        form = JobTemplateForm(instance=self.object)
+        form = JobTemplateForm(instance=self.object, user=request.user)
         prompts = PromptFormSet(instance=self.object, prefix="prompts")
         return self.render_to_response(self.get_context_data(form=form, prompts=prompts))
 
     def post(self, request, *args, **kwargs):
         self.object = template = self.get_object()
-        form = JobTemplateForm(request.POST, instance=template)
+        form = JobTemplateForm(request.POST, instance=template, user=request.user)
         prompts = PromptFormSet(request.POST, instance=template, prefix="prompts")
         if form.is_valid() and prompts.is_valid():
             data = form.cleaned_data
