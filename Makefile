@@ -72,13 +72,20 @@ ldap: $(LDAP_STAMP)
 # `make test`: every test, then the web tests that use the database (marked `database` by
 # tests/conftest.py) again on PostgreSQL; the others do the same on either. `make test-fast`: the
 # same but the browser tests (marked `browser`) and the second database, for the quick loop.
+# pytest runs in TEST_PROCESSES processes (pytest-xdist). `--dist load` hands tests out in
+# pytest-django's order, so each process still runs the tests that empty the database
+# (transactional) after those that read what migrations wrote; tests/README.md says what a test
+# must respect to run beside others.
+TEST_PROCESSES ?= 2
+PYTEST := $(VENV)/bin/pytest -n $(TEST_PROCESSES) --dist load
+
 test: setup lint services ldap frontend-test
-	$(VENV)/bin/pytest
+	$(PYTEST)
 	@echo "The web tests that use the database again, on PostgreSQL:"
-	env $$(scripts/services env | grep DATABASE_URL) $(VENV)/bin/pytest -m database tests/web
+	env $$(scripts/services env | grep DATABASE_URL) $(PYTEST) -m database tests/web
 
 test-fast: setup lint services ldap frontend-test
-	$(VENV)/bin/pytest -m "not browser"
+	$(PYTEST) -m "not browser"
 
 frontend-test: setup
 	cd frontend && $(WITH_NODE) npx tsc --noEmit && $(WITH_NODE) npx vitest run

@@ -1,7 +1,13 @@
-"""Shared test fixtures. The corpus is read in place from ../shared, never copied."""
+"""Shared test fixtures. The corpus is read in place from ../shared, never copied.
+
+Test processes run side by side (pytest-xdist's workers, other checkouts, other people's runs on
+the same machine): each keeps what it writes to itself. See tests/README.md."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +23,74 @@ def corpus_index() -> dict[str, str]:
         columns = line.split("\t")
         index[columns[0]] = columns[2] if len(columns) > 2 else ""
     return index
+
+
+def worker() -> str:
+    """The pytest-xdist worker this process is ("gw0", "gw1"...); "main" without xdist."""
+    return os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """This process's own data folder (DATA_DIR: the records of local runs' processes, keyed by
+    execution id, which every test database starts at 1) and work folder (OTTERWEB_WORK_DIR:
+    the executions' folders, by id too), for its tests and the processes they start; removed at
+    the end. The folder above them lets the run user through to its work folders."""
+    from django.conf import settings
+
+    folder = Path(tempfile.mkdtemp(prefix=f"otterweb-tests-{worker()}-"))
+    folder.chmod(0o711)
+    config.stash[process_folder_key] = folder
+    settings.DATA_DIR = folder / "data"
+    settings.OTTERWEB_WORK_DIR = folder / "work"
+    os.environ["OTTERWEB_DATA_DIR"] = str(settings.DATA_DIR)
+    os.environ["OTTERWEB_WORK_DIR"] = str(settings.OTTERWEB_WORK_DIR)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(process_folder_key, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+process_folder_key = pytest.StashKey[Path]()
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix) -> None:
+    """On PostgreSQL, the test database is named after this process too (pytest-django names
+    it after the xdist worker: test_otterweb_gw0), so runs side by side never drop each
+    other's; those of processes that are gone (killed before they dropped theirs) are dropped."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] != "django.db.backends.postgresql":
+        return  # SQLite: a file per process already (settings/test.py)
+    test = database.setdefault("TEST", {})
+    test["NAME"] = f"{test.get('NAME') or 'test_' + database['NAME']}_p{os.getpid()}"
+    drop_orphaned_test_databases(database)
+
+
+def drop_orphaned_test_databases(database: dict) -> None:
+    import psycopg
+
+    from tests.e2e.serving import alive
+
+    with psycopg.connect(
+        dbname=database["NAME"],
+        user=database["USER"],
+        password=database["PASSWORD"],
+        host=database["HOST"],
+        port=database["PORT"],
+        autocommit=True,
+    ) as connection:
+        escaped = database["NAME"].replace("_", "\\_")
+        names = connection.execute(
+            "select datname from pg_database where datname like %s", [f"test\\_{escaped}%\\_p%"]
+        ).fetchall()
+        for (name,) in names:
+            pid = name.rsplit("_p", 1)[1]
+            if pid.isdigit() and not alive(int(pid)):
+                connection.execute(f'drop database if exists "{name}" with (force)')
 
 
 @pytest.fixture(scope="session")

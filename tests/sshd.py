@@ -15,12 +15,14 @@ password (``TEST_PASSWORD``) and a clean home; otherwise the current user, by ke
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import pwd
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,17 +70,21 @@ def _keygen(path: Path) -> str:
 
 
 def _test_user() -> str:
-    """The user the servers log in: the test user (made when missing, password set) as root."""
+    """The user the servers log in: the test user (made when missing, password set) as root.
+    One process at a time (pytest-xdist's workers, other runs): useradd and chpasswd fail on
+    the account files another one holds locked."""
     if os.geteuid() != 0:
         return pwd.getpwuid(os.geteuid()).pw_name
-    try:
-        pwd.getpwnam(TEST_USER)
-    except KeyError:
-        subprocess.run(
-            ["useradd", "--create-home", "--shell", "/bin/bash", TEST_USER],
-            check=True,
-        )
-    subprocess.run(["chpasswd"], input=f"{TEST_USER}:{TEST_PASSWORD}", text=True, check=True)
+    with open(Path(tempfile.gettempdir()) / "otterweb-ssh-user.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            pwd.getpwnam(TEST_USER)
+        except KeyError:
+            subprocess.run(
+                ["useradd", "--create-home", "--shell", "/bin/bash", TEST_USER],
+                check=True,
+            )
+        subprocess.run(["chpasswd"], input=f"{TEST_USER}:{TEST_PASSWORD}", text=True, check=True)
     return TEST_USER
 
 
@@ -183,8 +189,6 @@ class SshdCluster:
 
 
 if __name__ == "__main__":
-    import tempfile
-
     with tempfile.TemporaryDirectory() as folder, SshdCluster(int(sys.argv[1]), folder) as cluster:
         print(f"client key: {cluster.client_key}\nknown hosts: {cluster.known_hosts}")
         for server in cluster.servers:

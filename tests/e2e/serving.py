@@ -5,6 +5,8 @@ mode)."""
 from __future__ import annotations
 
 import atexit
+import fcntl
+import functools
 import json
 import os
 import shutil
@@ -60,10 +62,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+@functools.cache
 def services() -> dict[str, str]:
-    """Install and start PostgreSQL and Redis on 127.0.0.1 (scripts/services); their URLs."""
+    """Install and start PostgreSQL and Redis on 127.0.0.1 (scripts/services); their URLs. One
+    test process at a time starts them (pytest-xdist's workers, other runs): two would both
+    find them stopped and start them twice."""
     script = ROOT / "scripts" / "services"
-    started = subprocess.run([script, "start"], capture_output=True, text=True)
+    with open(Path(tempfile.gettempdir()) / "otterweb-services.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        started = subprocess.run([script, "start"], capture_output=True, text=True)
     if started.returncode:
         raise RuntimeError(f"scripts/services start failed:\n{started.stderr}")
     printed = subprocess.run([script, "env"], capture_output=True, text=True, check=True).stdout
@@ -98,9 +105,23 @@ def seed(env: dict[str, str]) -> str:
     return done.stdout.rsplit("TOKEN=", 1)[1].strip()
 
 
-def template_folder() -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="otterweb-site-template-"))
+def process_folder(prefix: str) -> Path:
+    """A new temporary folder, removed when this process ends."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def template_folder() -> Path:
+    return process_folder("otterweb-site-template-")
+
+
+def work_folder() -> Path:
+    """A site's own OTTERWEB_WORK_DIR: its executions' folders are named by execution id, the
+    same in every site, and sites run side by side (pytest-xdist). The run user passes through
+    it to its folders, as it passes /tmp."""
+    folder = process_folder("otterweb-site-work-")
+    folder.chmod(0o711)
     return folder
 
 
@@ -130,6 +151,7 @@ class Site:
             "OTTERWEB_DATA_DIR": str(data),
             "DJANGO_SUPERUSER_PASSWORD": "e2e-password-123",
             "DJANGO_SUPERUSER_EMAIL": "ops@example.org",
+            "OTTERWEB_WORK_DIR": str(work_folder()),
             **settings,
         }
         self.port = free_port()
@@ -360,11 +382,11 @@ def drop_orphaned_templates(admin_url: str) -> None:
         ).fetchall()
         for (name,) in names:
             pid = name.split("_")[2]
-            if pid.isdigit() and not _alive(int(pid)):
+            if pid.isdigit() and not alive(int(pid)):
                 connection.execute(f"drop database if exists {name} with (force)")
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
