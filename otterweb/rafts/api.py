@@ -284,7 +284,14 @@ class RaftItemViewSet(WritesWithinPrivileges, ConflictAnswers, viewsets.ModelVie
         responses={200: DraftSerializer, 404: error_response("404", "No such item, or no draft.")},
     )
     @extend_schema(methods=["DELETE"], request=None, responses={204: None})
-    @action(detail=True, methods=["get", "put", "delete"], permission_classes=[DraftPermissions])
+    # serializer_class: the browsable API's form for PUT (the item's serializer cannot read a
+    # draft: its page was a 500)
+    @action(
+        detail=True,
+        methods=["get", "put", "delete"],
+        permission_classes=[DraftPermissions],
+        serializer_class=DraftInput,
+    )
     def draft(self, request, pk=None):
         """Your unsaved edit of the item (nobody else's): GET it (404 when there is none; says
         whether the item has moved on since its base version), PUT ``{"content",
