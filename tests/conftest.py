@@ -50,6 +50,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     folder = config.stash.get(process_folder_key, None)
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
+    if not hasattr(config, "workerinput"):  # the main process: its workers are done
+        from tests.e2e.serving import remove_shared_templates
+
+        remove_shared_templates(os.getpid())
 
 
 process_folder_key = pytest.StashKey[Path]()

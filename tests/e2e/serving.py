@@ -7,6 +7,7 @@ from __future__ import annotations
 import atexit
 import fcntl
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -85,6 +86,7 @@ class Template:
     folder: Path
     token: str
     database: str = ""
+    admin_url: str = ""
 
 
 _templates: dict[tuple, Template] = {}
@@ -112,8 +114,32 @@ def process_folder(prefix: str) -> Path:
     return folder
 
 
-def template_folder() -> Path:
-    return process_folder("otterweb-site-template-")
+def run_owner() -> int | None:
+    """The main process of this pytest-xdist run (its workers' parent); None outside one."""
+    return os.getppid() if os.environ.get("PYTEST_XDIST_TESTRUNUID") else None
+
+
+def shared_templates(owner: int) -> list[Path]:
+    """The folders of the templates that the workers of ``owner``'s run share."""
+    return sorted(Path(tempfile.gettempdir()).glob(f"otterweb-site-template-{owner}-*"))
+
+
+def remove_shared_templates(owner: int) -> None:
+    """Remove the templates the workers of ``owner``'s run shared (and their databases): their
+    main process does, when they are done (tests/conftest.py)."""
+    for path in shared_templates(owner):
+        if not path.is_dir():
+            path.unlink(missing_ok=True)  # a lock
+            continue
+        if (path / TEMPLATE_JSON).is_file():
+            template = json.loads((path / TEMPLATE_JSON).read_text())
+            if template["database"]:
+                drop = f"drop database if exists {template['database']} with (force)"
+                _sql(template["admin_url"], drop)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+TEMPLATE_JSON = "template.json"
 
 
 def work_folder() -> Path:
@@ -140,8 +166,8 @@ class Site:
     (`manage.py create_token`), and the local server.
 
     Each site has a data folder and a database of its own, copied from a template that is
-    seeded once per process (per checkout, backend and SEED_SETTINGS): migrate alone takes
-    seconds, a copy milliseconds."""
+    seeded once per process, or once per pytest-xdist run (per checkout, backend and
+    SEED_SETTINGS): migrate alone takes seconds, a copy milliseconds."""
 
     def __init__(self, data: Path, **settings: str) -> None:
         self.data = data
@@ -162,15 +188,33 @@ class Site:
         return (type(self).__name__, str(ROOT), *(self.env.get(name) for name in SEED_SETTINGS))
 
     def template(self) -> Template:
-        """This process's template for a site like this one, seeded on first use."""
+        """This process's template for a site like this one, seeded on first use; under
+        pytest-xdist, seeded by the first worker of the run that needs it, for them all."""
         key = self.template_key()
         with _templates_lock:
             if key not in _templates:
-                _templates[key] = self.make_template()
+                owner = run_owner()
+                if owner is None:
+                    _templates[key] = self.make_template(process_folder("otterweb-site-template-"))
+                else:
+                    _templates[key] = self.shared_template(key, owner)
             return _templates[key]
 
-    def make_template(self) -> Template:
-        folder = template_folder()
+    def shared_template(self, key: tuple, owner: int) -> Template:
+        digest = hashlib.sha256(repr(key).encode()).hexdigest()[:12]
+        folder = Path(tempfile.gettempdir()) / f"otterweb-site-template-{owner}-{digest}"
+        with open(f"{folder}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # the others wait while the first seeds it
+            made = folder / TEMPLATE_JSON
+            if made.is_file():
+                return Template(**{**json.loads(made.read_text()), "folder": folder})
+            folder.mkdir(mode=0o700, exist_ok=True)  # or left by a seed that failed
+            template = self.make_template(folder, owner=owner)
+            made.write_text(json.dumps({**vars(template), "folder": str(folder)}))
+            return template
+
+    def make_template(self, folder: Path, owner: int | None = None) -> Template:
+        """Seed a template in ``folder``."""
         token = seed({**self.env, "OTTERWEB_DATA_DIR": str(folder)})
         database = folder / SQLITE_NAME
         # one self-contained file: everything checkpointed from the write-ahead log
@@ -293,14 +337,17 @@ class DistributedSite(Site):
     def template_key(self) -> tuple:
         return (*super().template_key(), self.admin_url)
 
-    def make_template(self) -> Template:
-        """A seeded database of its own, dropped when this process ends (and by the next
-        process that finds it left by one that was killed)."""
+    def make_template(self, folder: Path, owner: int | None = None) -> Template:
+        """A seeded database of its own, dropped when this process ends (or, shared by a run's
+        workers, when its ``owner`` does), and by the next process that finds it left by one
+        that was killed."""
         drop_orphaned_templates(self.admin_url)
-        folder = template_folder()
-        database = f"otterweb_template_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+        database = f"otterweb_template_{owner or os.getpid()}_{uuid.uuid4().hex[:8]}"
         _sql(self.admin_url, f"create database {database}")
-        atexit.register(_sql, self.admin_url, f"drop database if exists {database} with (force)")
+        if owner is None:
+            atexit.register(
+                _sql, self.admin_url, f"drop database if exists {database} with (force)"
+            )
         token = seed(
             {
                 **self.env,
@@ -308,7 +355,7 @@ class DistributedSite(Site):
                 "OTTERWEB_DATABASE_URL": self.database_url(database),
             }
         )
-        return Template(folder, token, database)
+        return Template(folder, token, database, self.admin_url)
 
     def make_database(self) -> str:
         from psycopg.errors import ObjectInUse
