@@ -529,12 +529,9 @@ QUERIES = {
 }
 
 
-@pytest.fixture(scope="module")
-def visited(site):
-    """Every page opened in one browser, signed in: per path, what was wrong, and every
-    payload seen as text."""
-    site, data, _ = site
-    pages, admin_pages, left_out = walk(site, data)
+def visit(site: Site, paths: list[tuple[str, str]]) -> tuple[dict, set[str]]:
+    """Open each (name, path) in one browser, signed in: what was wrong, by (name, path), and
+    every payload seen as text."""
     problems: dict[tuple[str, str], list[str]] = {}
     seen: set[str] = set()
     dialogs: list[str] = []
@@ -542,7 +539,7 @@ def visited(site):
         page = context.new_page()
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
         log_in(page, site)
-        for name, path in [*pages, *(("admin", path) for path in admin_pages)]:
+        for name, path in paths:
             wrong = []
             if name in DOWNLOADS:
                 response = context.request.get(site.base + path)
@@ -570,11 +567,15 @@ def visited(site):
                 dialogs.clear()
             seen.update(found["text"])
             problems[name, path] = wrong
-    return problems, seen, pages, admin_pages, left_out
+    return problems, seen
 
 
-def test_escaping_no_page_runs_or_renders_a_payload(site, visited, capsys) -> None:
-    problems, _, pages, admin_pages, left_out = visited
+# One test (the walk is most of the module's time): pytest-xdist would build the site and walk
+# it once in each process that runs some of the module's tests.
+def test_escaping_no_page_of_every_get_pattern_runs_or_renders_a_payload(site, capsys) -> None:
+    site, data, report = site
+    pages, admin_pages, left_out = walk(site, data)
+    problems, seen = visit(site, [*pages, *(("admin", path) for path in admin_pages)])
     with capsys.disabled():
         print(
             f"\n{len(pages)} pages and {len(admin_pages)} admin pages opened; left out: "
@@ -584,12 +585,7 @@ def test_escaping_no_page_runs_or_renders_a_payload(site, visited, capsys) -> No
     assert not failures, "\n".join(
         f"{path} ({name}): {wrong}" for (name, path), wrong in failures.items()
     )
-
-
-def test_escaping_pages_cover_every_get_pattern_and_show_payloads_as_text(site, visited) -> None:
-    _, _, report = site
-    problems, seen, pages, admin_pages, left_out = visited
-    # every named pattern answering GET is opened, but the API's (JSON) and favicon.ico
+    # every named pattern answering GET is opened (but favicon.ico), downloads fetched
     names = {name for name, _ in pages}
     assert set(left_out.values()) <= {"answers no GET", "a redirect to a static icon"}
     assert len(problems) == len(pages) + len(admin_pages)
