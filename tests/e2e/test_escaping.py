@@ -431,13 +431,13 @@ def poison(site: Site) -> dict:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("escaping")
-    drift_file = f"/tmp/otterweb-e2e-escaping-{uuid.uuid4().hex[:8]}"
-    with open(drift_file, "w") as file:
-        file.write("before\n")
     site = Site(folder)
     log = open(folder / "server.log", "wb")  # noqa: SIM115 (closed below, after the server)
     server = site.serve(log)
+    # the file the checks find drifted: where the run user reads (pytest's folders are root's)
+    drift_file = f"/tmp/otterweb-e2e-escaping-{uuid.uuid4().hex}"
     try:
+        Path(drift_file).write_text("before\n")
         data = populate(site, drift_file)
         report = poison(site)
         yield site, data, report
