@@ -15,10 +15,10 @@ from django.http.request import split_domain_port, validate_host
 
 
 def _token_user(key: str, address: str | None):
-    from otterweb.accounts import tokens
+    from otterweb.accounts import services
 
     # the key's use recorded, a narrower key's limit on the user: as for the API
-    return tokens.user_for(key, address=address)
+    return services.user_for(key, address=address)
 
 
 # Off the one thread Django's sync code shares: API clients who connect together (a job just

@@ -36,7 +36,6 @@ urlpatterns = [
     path("", include("otterweb.privileges.urls")),
     path("", include("otterweb.audit.urls")),
     path("", include("otterweb.accounts.page_urls")),
-    path("", include("otterweb.accounts.page_urls")),
     path("api/auth/", include("otterweb.accounts.urls")),
     path("api/", include("otterweb.api.urls")),
     path("accounts/", include(accounts)),

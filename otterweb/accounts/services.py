@@ -11,7 +11,9 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
+from knox.auth import TokenAuthentication
 from knox.models import AuthToken
+from rest_framework.exceptions import AuthenticationFailed
 
 from otterweb.accounts import tokens
 from otterweb.accounts.models import ApiKey, ServiceAccount
@@ -222,3 +224,14 @@ def create_service_account(*, actor, username: str, description: str = ""):
         ServiceAccount.objects.create(user=user, description=description, created_by=actor)
     logger.info("service account %s made by %s", user, actor)
     return user
+
+
+def user_for(key: str, *, address: str | None = None):
+    """The active user whose unexpired token is ``key``, or None; its use from ``address`` is
+    recorded and a narrower key's limit put on the user (key_used). Expired tokens are deleted
+    on the way (as knox does for HTTP requests)."""
+    try:
+        user, token = TokenAuthentication().authenticate_credentials(key.encode())
+    except AuthenticationFailed:
+        return None
+    return key_used(user=user, token=token, address=address)

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from knox.auth import TokenAuthentication
 from knox.models import AuthToken
-from rest_framework.exceptions import AuthenticationFailed
 
 
 def create(*, user, days: float | None = None, api_key: bool = True) -> tuple[AuthToken, str]:
@@ -29,16 +27,3 @@ def create(*, user, days: float | None = None, api_key: bool = True) -> tuple[Au
 
         ApiKey.objects.create(user=user, token=token, created=token.created, expires=token.expiry)
     return token, text
-
-
-def user_for(key: str, *, address: str | None = None):
-    """The active user whose unexpired token is ``key``, or None; its use from ``address`` is
-    recorded and a narrower key's limit put on the user (otterweb.accounts.services.key_used).
-    Expired tokens are deleted on the way (as knox does for HTTP requests)."""
-    from otterweb.accounts import services
-
-    try:
-        user, token = TokenAuthentication().authenticate_credentials(key.encode())
-    except AuthenticationFailed:
-        return None
-    return services.key_used(user=user, token=token, address=address)

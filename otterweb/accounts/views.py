@@ -15,6 +15,10 @@ from django.views import View
 from otterweb.accounts import oidc, selectors, services
 from otterweb.accounts.forms import KeyForm, ServiceAccountForm
 from otterweb.accounts.models import ServiceAccount
+from otterweb.privileges.pages import narrow_choices
+
+# a key's scope is chosen among the environments and rafts its owner sees (any role may narrow)
+SCOPES = ("environment", "raft")
 
 
 class LoginView(auth.LoginView):
@@ -41,10 +45,10 @@ class KeysView(LoginRequiredMixin, View):
         return super().dispatch(request, *args, **kwargs)
 
     def get(self, request):
-        return self.page(KeyForm())
+        return self.page(narrow_choices(KeyForm(), request.user, SCOPES))
 
     def post(self, request):
-        form = KeyForm(request.POST)
+        form = narrow_choices(KeyForm(request.POST), request.user, SCOPES)
         if form.is_valid():
             data = form.cleaned_data
             try:
@@ -60,7 +64,9 @@ class KeysView(LoginRequiredMixin, View):
             except ValidationError as error:
                 _add_errors(form, error)
             else:
-                answer = self.page(KeyForm(), made=key, text=text)
+                answer = self.page(
+                    narrow_choices(KeyForm(), request.user, SCOPES), made=key, text=text
+                )
                 answer["Cache-Control"] = "no-store"  # the key's text is in it, once
                 return answer
         return self.page(form, status=400)

@@ -371,7 +371,8 @@ def matrix(
         .order_by("name")
     )
     role_names = dict(Role.objects.values_list("pk", "name"))
-    environments = list(Environment.objects.all())
+    # the environments of the servers the user may see (seeing servers is what this page needs)
+    environments = list(visible(user, Environment.objects.all(), "inventory.view_server"))
     env_names = {env.pk: env.name for env in environments}
     needs = _dependency_closure(role_graph())
     roles_of: dict[int, set[int]] = defaultdict(set)  # with the roles they need
@@ -399,7 +400,7 @@ def matrix(
         overall.counts[current.state] += 1
         for role_id in roles_of[server.pk]:
             by_role[role_id].counts[_cell(current, drift_cells, role_id)] += 1
-        for env_id in envs_of[server.pk]:
+        for env_id in envs_of[server.pk] & by_env.keys():
             by_env[env_id].counts[current.state] += 1
         if role and role not in {role_names[r] for r in roles_of[server.pk]}:
             continue
@@ -423,7 +424,7 @@ def matrix(
                 "checked": current.checked,
                 "drift": current.drift_count,
                 "check": current.last_check_id,
-                "environments": sorted(env_names[e] for e in envs_of[server.pk]),
+                "environments": sorted(env_names[e] for e in envs_of[server.pk] & env_names.keys()),
                 "roles": cells,
             }
         )

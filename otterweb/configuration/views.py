@@ -16,6 +16,7 @@ from django.views.generic import TemplateView
 from otterweb.configuration import selectors, services
 from otterweb.configuration.models import Check, RemediationPlan, State
 from otterweb.inventory.models import Environment, Role, Server
+from otterweb.privileges.checks import visible
 from otterweb.privileges.pages import get_visible_or_404
 
 PAGE_SIZE = 100
@@ -57,7 +58,9 @@ class MatrixView(ConfigurationPage, TemplateView):
             ),
             "states": State.choices,
             "role_names": Role.objects.values_list("name", flat=True),
-            "environment_names": Environment.objects.values_list("name", flat=True),
+            "environment_names": visible(
+                self.request.user, Environment.objects.all(), "inventory.view_server"
+            ).values_list("name", flat=True),
         }
 
 

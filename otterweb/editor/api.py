@@ -185,5 +185,6 @@ class NamesView(APIView):
             raft=query.validated_data["raft"],
             variables=user.has_perm("inventory.view_variable"),
             items=raft is not None and user.has_perm("rafts.view_raftitem", raft),
+            user=user,
         )
         return Response(ScriptNamesSerializer(names).data)

@@ -10,6 +10,7 @@ from typing import Any
 from engine import OtterError, kind, literal_value
 from otterweb.executions.host import RAFT_KINDS
 from otterweb.inventory.models import Variable
+from otterweb.privileges.checks import visible
 from otterweb.rafts.models import Raft, RaftItem
 
 # `call` takes a name (engine/grammar/otterscript.lark, NAME); other items cannot be called
@@ -32,13 +33,13 @@ def _sigil(variable: Variable) -> str:
         return "$"
 
 
-def inventory_variables() -> list[dict[str, Any]]:
+def inventory_variables(*, user=None) -> list[dict[str, Any]]:
     """Each configuration variable name once per kind (``$``, ``@`` or ``%``), with the kinds of
     scope that set it (server, environment, role, global), by name. An ordinary value is only
     read for its kind; a sensitive one not at all."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     fields = ("name", "value", "sensitive", "server", "environment", "role")
-    for variable in Variable.objects.only(*fields):
+    for variable in visible(user, Variable.objects.only(*fields)):
         sigil = _sigil(variable)
         entry = found.setdefault(
             (variable.name.casefold(), sigil), {"name": variable.name, "sigil": sigil, "scopes": []}
@@ -50,9 +51,11 @@ def inventory_variables() -> list[dict[str, Any]]:
     return sorted(found.values(), key=lambda e: (e["name"].casefold(), e["sigil"]))
 
 
-def _items(raft: Raft, kinds: tuple[str, ...], *, callable_only: bool = False) -> list[dict]:
+def _items(
+    raft: Raft, kinds: tuple[str, ...], *, callable_only: bool = False, user=None
+) -> list[dict]:
     """The items of ``kinds``: ``raft``'s by their names, then other rafts' as ``raft::name``."""
-    items = RaftItem.objects.filter(kind__in=kinds).select_related("raft")
+    items = visible(user, RaftItem.objects.filter(kind__in=kinds).select_related("raft"))
     return [
         {
             "name": item.name if item.raft_id == raft.pk else f"{item.raft.name}::{item.name}",
@@ -64,11 +67,16 @@ def _items(raft: Raft, kinds: tuple[str, ...], *, callable_only: bool = False) -
     ]
 
 
-def script_names(*, raft: Raft, variables: bool = True, items: bool = True) -> dict[str, list]:
-    """``{"variables": [...], "modules": [...], "templates": [...]}`` for a script in ``raft``;
-    ``variables``/``items`` False leaves that part empty (a user who may not read it)."""
+def script_names(
+    *, raft: Raft, variables: bool = True, items: bool = True, user=None
+) -> dict[str, list]:
+    """``{"variables": [...], "modules": [...], "templates": [...]}`` for a script in ``raft``,
+    of what ``user`` may see (None: everything); ``variables``/``items`` False leaves that part
+    empty (a user who may not read it)."""
     return {
-        "variables": inventory_variables() if variables else [],
-        "modules": _items(raft, RAFT_KINDS["module"], callable_only=True) if items else [],
-        "templates": _items(raft, RAFT_KINDS["template"]) if items else [],
+        "variables": inventory_variables(user=user) if variables else [],
+        "modules": _items(raft, RAFT_KINDS["module"], callable_only=True, user=user)
+        if items
+        else [],
+        "templates": _items(raft, RAFT_KINDS["template"], user=user) if items else [],
     }

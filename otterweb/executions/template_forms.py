@@ -10,7 +10,7 @@ from django.utils.html import escape
 from otterweb.executions.models import JobTemplate, JobTemplatePrompt, Mode
 from otterweb.executions.services import PROMPT_FIELDS
 from otterweb.inventory.models import Environment, Role, Server
-from otterweb.privileges.checks import visible
+from otterweb.privileges.pages import narrow_choices
 from otterweb.rafts.models import RaftItem
 
 
@@ -128,9 +128,7 @@ class JobTemplateForm(forms.ModelForm):
         if self.instance.raft_item_id:
             scripts |= Q(pk=self.instance.raft_item_id)
         self.fields["raft_item"].queryset = RaftItem.objects.filter(scripts).select_related("raft")
-        for name in ("raft_item", "servers", "roles", "environments"):
-            field = self.fields[name]
-            field.queryset = visible(user, field.queryset)
+        narrow_choices(self, user)
 
 
 def launch_form(template: JobTemplate, data=None) -> forms.Form:

@@ -36,7 +36,12 @@ from otterweb.inventory.forms import (
 )
 from otterweb.inventory.models import Credential, Environment, Remediation, Role, Server, Variable
 from otterweb.privileges.checks import forget, visible
-from otterweb.privileges.pages import get_visible_or_404, require
+from otterweb.privileges.pages import (
+    VisibleObjectMixin,
+    get_visible_or_404,
+    narrow_choices,
+    require,
+)
 
 
 def detail_url(obj) -> str:
@@ -187,7 +192,9 @@ class GlobalVariablesView(
     permission_required = "inventory.view_variable"
 
 
-class VariableDeleteView(LoginRequiredMixin, PermissionRequiredMixin, DetailView):
+class VariableDeleteView(
+    LoginRequiredMixin, PermissionRequiredMixin, VisibleObjectMixin, DetailView
+):
     template_name = "inventory/variable_confirm_delete.html"
     permission_required = ["inventory.view_variable", "inventory.delete_variable"]
     queryset = Variable.objects.select_related("server", "environment", "role")
@@ -399,6 +406,9 @@ class SaveMixin:
             # the form changes its instance as it checks: keep self.object as it is stored
             kwargs["instance"] = self.model.objects.get(pk=kwargs["instance"].pk)
         return kwargs
+
+    def get_form(self, form_class=None):
+        return narrow_choices(super().get_form(form_class), self.request.user)
 
     def form_valid(self, form):
         try:

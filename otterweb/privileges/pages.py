@@ -38,6 +38,16 @@ def require(user, obj, *permissions: str) -> None:
             raise PermissionDenied(f"You may not do that to {obj}: it is outside your privileges.")
 
 
+def narrow_choices(form, user, names: tuple[str, ...] | None = None):
+    """``form``'s choices of objects (those of the fields ``names``, or all) narrowed to those
+    ``user`` may see; the form."""
+    for name, field in form.fields.items():
+        queryset = getattr(field, "queryset", None)
+        if queryset is not None and (names is None or name in names):
+            field.queryset = visible(user, queryset)
+    return form
+
+
 class VisibleObjectMixin:
     """For DetailView, UpdateView, DeleteView: the object, when the user may see it, and holds on
     it every permission the view requires (``permission_required``)."""

@@ -16,6 +16,7 @@ from otterweb.configuration.models import Check, ConfigurationRun, RemediationPl
 from otterweb.executions.models import Execution, Job, JobTemplate, JobTemplatePrompt
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 from otterweb.privileges.models import Grant
+from otterweb.privileges.models import Role as PrivilegeRole
 from otterweb.rafts.models import Raft, RaftItem, RaftItemDraft, RaftItemVersion
 from otterweb.schedules.models import Schedule, Trigger, TriggerDelivery
 
@@ -101,7 +102,7 @@ def place_of(obj) -> Place:
                 frozenset({obj.environment_id}) if obj.environment_id else frozenset(),
                 raft=obj.raft_id,
             )
-    if isinstance(obj, Role):
+    if isinstance(obj, Role | PrivilegeRole):
         return SHARED
     if isinstance(obj, Group | get_user_model()):
         return NOWHERE

@@ -16,7 +16,7 @@ from django.views.generic import DetailView, ListView, TemplateView
 from otterweb.executions.models import JobTemplate
 from otterweb.inventory.forms import add_errors
 from otterweb.privileges.checks import visible
-from otterweb.privileges.pages import VisibleObjectMixin, get_visible_or_404
+from otterweb.privileges.pages import VisibleObjectMixin, get_visible_or_404, narrow_choices
 from otterweb.schedules import selectors, services
 from otterweb.schedules.forms import ScheduleForm, TriggerForm
 from otterweb.schedules.models import Schedule, Trigger
@@ -54,12 +54,12 @@ class ScheduleEditView(LoginRequiredMixin, PermissionRequiredMixin, TemplateView
         initial = {}
         if not self.object.pk and request.GET.get("template", "").isdigit():
             initial["template"] = request.GET["template"]
-        form = ScheduleForm(instance=self.object, initial=initial)
+        form = narrow_choices(ScheduleForm(instance=self.object, initial=initial), request.user)
         return self.render_to_response(self.get_context_data(form=form))
 
     def post(self, request, *args, **kwargs):
         self.object = schedule = self.get_object()
-        form = ScheduleForm(request.POST, instance=schedule)
+        form = narrow_choices(ScheduleForm(request.POST, instance=schedule), request.user)
         if form.is_valid():
             data = form.cleaned_data
             if data["kind"] == Schedule.Kind.JOB and not request.user.has_perm(RUN):

@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('executions', '0011_jobs_places'),
+        ("executions", "0011_jobs_places"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='job',
-            name='origin',
-            field=models.CharField(blank=True, help_text="What started it on requested_by's behalf (a schedule, a trigger); blank: requested_by did, or OtterWeb itself when none.", max_length=300),
+            model_name="job",
+            name="origin",
+            field=models.CharField(
+                blank=True,
+                help_text="What started it on requested_by's behalf (a schedule, a trigger); blank: requested_by did, or OtterWeb itself when none.",
+                max_length=300,
+            ),
         ),
     ]

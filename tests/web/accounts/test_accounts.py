@@ -18,7 +18,7 @@ from django.utils import timezone
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
-from otterweb.accounts import first_admin, lockout, tokens
+from otterweb.accounts import first_admin, lockout, services, tokens
 
 pytestmark = pytest.mark.django_db
 
@@ -76,14 +76,14 @@ def test_token_authentication_refuses_an_expired_token(ops) -> None:
     answer = with_token(text).get("/api/servers/")
     assert answer.status_code == 401 and answer.json()["detail"] == "Invalid token."
     assert not AuthToken.objects.filter(pk=token.pk).exists()  # knox deletes it
-    assert tokens.user_for(text) is None
+    assert services.user_for(text) is None
 
 
 def test_token_endpoint_makes_a_token_for_a_username_and_password(ops) -> None:
     answer = APIClient().post(TOKEN_URL, {"username": "ops", "password": PASSWORD}, format="json")
     assert answer.status_code == 201, answer.content
     body = answer.json()
-    assert body["expiry"] and tokens.user_for(body["token"]) == ops
+    assert body["expiry"] and services.user_for(body["token"]) == ops
     wrong = APIClient().post(TOKEN_URL, {"username": "ops", "password": "nope"}, format="json")
     assert wrong.status_code == 401
     assert wrong.json() == {"code": "authentication_failed", "detail": "wrong username or password"}
@@ -95,7 +95,7 @@ def test_token_endpoint_makes_a_token_from_a_session_but_not_from_another_token(
     browser = APIClient()
     browser.force_login(ops)
     answer = browser.post(TOKEN_URL, {}, format="json")
-    assert answer.status_code == 201 and tokens.user_for(answer.json()["token"]) == ops
+    assert answer.status_code == 201 and services.user_for(answer.json()["token"]) == ops
     # a token cannot renew itself forever: a new one needs the password
     refused = with_token(answer.json()["token"]).post(TOKEN_URL, {}, format="json")
     assert refused.status_code == 401
@@ -105,7 +105,7 @@ def test_token_endpoint_delete_revokes_the_token_it_carries(ops) -> None:
     _token, text = tokens.create(user=ops)
     kept, _other = tokens.create(user=ops)
     assert with_token(text).delete(TOKEN_URL).status_code == 204
-    assert tokens.user_for(text) is None
+    assert services.user_for(text) is None
     assert AuthToken.objects.filter(pk=kept.pk).exists()
     assert APIClient().delete(TOKEN_URL).status_code == 401
 
@@ -144,7 +144,7 @@ def test_legacy_drf_tokens_are_carried_over_as_digests_and_their_table_dropped(o
     assert not MigrationRecorder(connection).migration_qs.filter(app="authtoken").exists()
     carried = AuthToken.objects.get(user=ops)
     assert key not in (carried.digest, carried.token_key) and carried.expiry > timezone.now()
-    assert tokens.user_for(key) == ops  # clients keep sending the key they have
+    assert services.user_for(key) == ops  # clients keep sending the key they have
 
 
 # ---- login lockout

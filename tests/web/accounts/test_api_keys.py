@@ -289,6 +289,7 @@ def test_create_service_account_is_refused_to_a_non_administrator(ops) -> None:
 
 
 def test_keys_page_shows_a_new_keys_text_once_and_revokes_it(ops, places) -> None:
+    Grant.objects.create(role=role("Viewer"), user=ops, environment=places["testing"])
     client = session_of(ops)
     assert client.get("/account/keys/").status_code == 200
     made = client.post(
@@ -298,12 +299,12 @@ def test_keys_page_shows_a_new_keys_text_once_and_revokes_it(ops, places) -> Non
     assert made.status_code == 200 and made["Cache-Control"] == "no-store"
     key = ApiKey.objects.get(user=ops, name="laptop")
     text = made.context["text"]
-    assert text in made.content.decode() and tokens.user_for(text) == ops
+    assert text in made.content.decode() and services.user_for(text) == ops
     again = client.get("/account/keys/").content.decode()
     assert text not in again and "laptop" in again and "environment Testing" in again
     revoked = client.post(f"/account/keys/{key.pk}/revoke/", follow=True)
     assert revoked.status_code == 200 and "is revoked" in revoked.content.decode()
-    assert tokens.user_for(text) is None
+    assert services.user_for(text) is None
 
 
 def test_keys_page_answers_400_for_a_key_wider_than_its_owner(ops, places) -> None:
@@ -333,7 +334,7 @@ def test_key_used_narrower_key_keeps_the_owners_django_permissions_to_its_limit(
         actor=owner, owner=owner, name="ci", role=role("Viewer"), environment=places["testing"]
     )
     assert owner.has_perm("executions.run_jobtemplate")
-    user = tokens.user_for(text)
+    user = services.user_for(text)
     assert not user.has_perm("executions.run_jobtemplate")  # not the key's role
     assert user.has_perm("inventory.view_server")  # the key's role, on Testing
     assert not user.has_perm("inventory.view_server", places["prod1"])
