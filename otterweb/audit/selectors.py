@@ -11,13 +11,16 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from otterweb.audit.models import Entry
+from otterweb.privileges.checks import may_everywhere
 
 VIEW = "audit.view_entry"
 
 
 def may_view(user) -> bool:
-    """Whether ``user`` may read the audit trail: the one place that says so (pages and API)."""
-    return bool(user and user.is_authenticated and (user.is_superuser or user.has_perm(VIEW)))
+    """Whether ``user`` may read the audit trail: the one place that says so (pages and API).
+    The trail is of everything, so it takes the permission on everything (an Administrator of
+    everything, not of one environment)."""
+    return bool(user and user.is_authenticated and may_everywhere(user, VIEW))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -41,7 +41,16 @@ ON_SERVERS = frozenset(
         "configuration.remediate_server",
     }
 )
-OUR_APPS = ("inventory", "rafts", "executions", "configuration", "schedules", "privileges")
+OUR_APPS = (
+    "inventory",
+    "rafts",
+    "executions",
+    "configuration",
+    "schedules",
+    "privileges",
+    "audit",
+    "accounts",
+)
 
 
 @dataclass

@@ -40,7 +40,7 @@ ADMINISTER = [
     for app, models in ADMINISTERED.items()
     for model in models
     for action in ("add", "change", "delete", "view")
-] + ["privileges.view_role", "executions.run_on_local_server"]
+] + ["privileges.view_role", "executions.run_on_local_server", "audit.view_entry"]
 
 BUILT_IN = {
     "Viewer": (

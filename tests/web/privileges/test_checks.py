@@ -132,3 +132,12 @@ def test_may_inventory_roles_are_seen_by_any_viewer_and_changed_only_everywhere(
     services.grant(role=role("Administrator"), user=ann, environment=tree["testing"])
     assert may(ann, "inventory.view_role", web)
     assert not may(ann, "inventory.change_role", web)
+
+
+def test_audit_trail_is_for_administrators_of_everything(tree) -> None:
+    from otterweb.audit.selectors import may_view
+
+    everywhere, testing = user("everywhere"), user("testing")
+    services.grant(role=role("Administrator"), user=everywhere)
+    services.grant(role=role("Administrator"), user=testing, environment=tree["testing"])
+    assert may_view(everywhere) and not may_view(testing)
