@@ -163,12 +163,23 @@ def check_template_change(*, template: JobTemplate, user) -> None:
 
 def check_item_change(*, item: RaftItem, content: str, user) -> None:
     """Whoever changes a raft item that a schedule or trigger runs (its template's script, or a
-    module that script calls) needs the rights its runs need: the permission to run on the
-    local server when they reach it, with the new content."""
-    if user is None or not item.pk or may_run_locally(user):
+    module that script calls) needs the rights its runs need: the privilege to run the
+    template where it runs, and the permission to run on the local server when they reach it,
+    with the new content."""
+    if user is None or not item.pk:
         return
     for template in scheduled_templates():
         if template.raft_item_id != item.pk and item.pk not in _module_ids(template):
+            continue
+        if not user.has_perm(RUN_TEMPLATES, template):
+            raise ValidationError(
+                {
+                    "content": f"{item} is run by the schedules or triggers of the template "
+                    f"{template.name}: changing it needs the privilege to run that template "
+                    "in the environments it targets."
+                }
+            )
+        if may_run_locally(user):
             continue
         local = local_targets(template=template, item=item, content=content)
         if local:

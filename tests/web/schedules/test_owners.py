@@ -146,7 +146,12 @@ def test_raft_item_edit_refused_to_an_editor_when_an_admins_schedule_runs_it_loc
     )
     schedule = save_schedule(name="hourly", template=template, cron="0 * * * *", user=admin_user)
     assert schedule.owner == admin_user
-    editor = client_with("rafts.view_raftitem", "rafts.change_raftitem", "rafts.view_raft")
+    editor = client_with(
+        "rafts.view_raftitem",
+        "rafts.change_raftitem",
+        "rafts.view_raft",
+        "executions.run_jobtemplate",
+    )
     changed = "SHExec rm -rf /tmp/x;\n"
     response = editor.patch(f"/api/raft-items/{item.pk}/", {"content": changed}, format="json")
     assert response.status_code == 400
@@ -172,9 +177,47 @@ def test_raft_module_edit_refused_when_it_would_reach_the_local_server(
     save_item(raft=raft, name="tick", content="call helper();\n")
     owner = user_with(*TEMPLATE_MAKER, "schedules.add_schedule")
     save_schedule(name="hourly", template=remote, cron="0 * * * *", user=owner)
-    editor = client_with("rafts.view_raftitem", "rafts.change_raftitem", "rafts.view_raft")
+    editor = client_with(
+        "rafts.view_raftitem",
+        "rafts.change_raftitem",
+        "rafts.view_raft",
+        "executions.run_jobtemplate",
+    )
     local = "module helper\n{\n    for server here\n    {\n        SHExec id;\n    }\n}\n"
     response = editor.patch(f"/api/raft-items/{module.pk}/", {"content": local}, format="json")
     assert response.status_code == 400
     assert "here (OtterWeb's own machine)" in response.content.decode()
     assert Schedule.objects.get(name="hourly").owner == owner
+
+
+def test_raft_item_edit_needs_the_privilege_to_run_the_schedules_template(
+    admin_user, client, here
+) -> None:
+    """An Editor of the raft may not change what a schedule runs in an environment where the
+    Editor may not run it; an Editor who is also an Operator there may."""
+    from django.contrib.auth import get_user_model
+
+    from otterweb.inventory.models import Environment
+    from otterweb.privileges import services as privileges
+    from otterweb.privileges.models import Role
+
+    production = Environment.objects.create(name="production")
+    here.environments.add(production)
+    raft = Raft.objects.create(name="ops")
+    item = save_item(raft=raft, name="tick", content="Log-Information hi;\n")
+    template = executions.save_job_template(
+        name="Tick", raft_item=item, targeting="servers", servers=[here]
+    )
+    save_schedule(name="hourly", template=template, cron="0 * * * *", user=admin_user)
+    editor = get_user_model().objects.create_user(username="editor")
+    privileges.grant(role=Role.objects.get(name="Editor"), user=editor, raft=raft)
+    client.force_login(editor)
+    edit = {"content": "Log-Information changed;\n"}
+    refused = client.patch(f"/api/raft-items/{item.pk}/", edit, content_type="application/json")
+    assert refused.status_code == 400
+    assert "privilege to run that template" in refused.content.decode()
+    privileges.grant(
+        role=Role.objects.get(name="Administrator"), user=editor, environment=production
+    )
+    allowed = client.patch(f"/api/raft-items/{item.pk}/", edit, content_type="application/json")
+    assert allowed.status_code == 200, allowed.content
