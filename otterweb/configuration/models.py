@@ -176,3 +176,6 @@ class PlannedServer(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["plan", "server"], name="planned_server_once")
         ]
+
+    def __str__(self) -> str:
+        return f"{self.server} in plan {self.plan_id}"

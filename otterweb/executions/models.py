@@ -390,6 +390,9 @@ class LogScope(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"{self.name} (execution {self.execution_id}, scope {self.scope_id})"
+
 
 class LogEntry(models.Model):
     execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="log_entries")
@@ -409,6 +412,9 @@ class LogEntry(models.Model):
                 fields=["execution", "seq"], name="log_entry_seq_unique_in_execution"
             )
         ]
+
+    def __str__(self) -> str:
+        return f"execution {self.execution_id} #{self.seq}"
 
 
 class LogRun(models.Model):

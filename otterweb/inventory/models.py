@@ -317,6 +317,15 @@ class Variable(TimeStamped):
     def __str__(self) -> str:
         return f"{self.name} ({self.scope_label})"
 
+    def save(self, *args, **kwargs) -> None:
+        # whatever path set them: a sensitive value is never stored in clear, an ordinary one
+        # never encrypted
+        if (self.sensitive and self.value) or (not self.sensitive and self.encrypted_value):
+            self.set_literal(self.value or self.literal())
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "value", "encrypted_value"}
+        super().save(*args, **kwargs)
+
     @property
     def scope_label(self) -> str:
         if self.server_id:
@@ -340,15 +349,6 @@ class Variable(TimeStamped):
             self.value, self.encrypted_value = "", secrets.encrypt(literal)
         else:
             self.value, self.encrypted_value = literal, ""
-
-    def save(self, *args, **kwargs) -> None:
-        # whatever path set them: a sensitive value is never stored in clear, an ordinary one
-        # never encrypted
-        if (self.sensitive and self.value) or (not self.sensitive and self.encrypted_value):
-            self.set_literal(self.value or self.literal())
-            if kwargs.get("update_fields") is not None:
-                kwargs["update_fields"] = {*kwargs["update_fields"], "value", "encrypted_value"}
-        super().save(*args, **kwargs)
 
     def runtime_value(self):
         """The value as the engine sees it: text, a list or a map."""
