@@ -63,9 +63,7 @@ def inventory():
 def outcomes(inventory, user_with):
     """A cancelled run, a drift check that found drift in 3 operations, one that found none,
     a failed run, and one still running."""
-    ops = user_with(
-        "executions.run_on_local_server", "executions.add_execution", username="ops"
-    )
+    ops = user_with("executions.run_on_local_server", "executions.add_execution", username="ops")
     cancelled = create_job(script="Log-Information x;", name="cancelled run", servers=["web1"])
     request_cancel(execution=cancelled)
     drifted = create_job(
