@@ -1,7 +1,11 @@
-"""Model fields the apps share."""
+"""Model fields the apps share, and the choices of fields whose values the engine defines."""
 
 from __future__ import annotations
 
+from enum import StrEnum
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 from django.utils.text import normalize_newlines
 
@@ -20,3 +24,24 @@ class TextField(models.TextField):
     def to_python(self, value):
         value = super().to_python(value)
         return normalize_newlines(value) if isinstance(value, str) and "\r" in value else value
+
+
+def text_choices(
+    enum: type[StrEnum], labels: dict[Any, str] | None = None, *, module: str
+) -> type[models.TextChoices]:
+    """Django choices for ``enum``, a str enum defined once (in the engine): the same members,
+    names and values. With ``labels``, each member has its label from it, in the order it gives
+    them, and it names every member and nothing else; without, the members keep the enum's order
+    and their values, capitalised, are their labels."""
+    if labels is None:
+        labels = {member: member.value.capitalize() for member in enum}
+    elif set(labels) != set(enum):
+        raise ImproperlyConfigured(
+            f"The labels of {enum.__name__} name {sorted(map(str, labels))}, "
+            f"its members are {sorted(map(str, enum))}."
+        )
+    return models.TextChoices(  # type: ignore[return-value]
+        enum.__name__,
+        [(member.name, (member.value, labels[member])) for member in labels],
+        module=module,
+    )

@@ -11,17 +11,23 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+import engine
 from engine import Level
 from otterweb.executions.signals import execution_finished
-from otterweb.fields import TextField
+from otterweb.fields import TextField, text_choices
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.rafts.models import Raft, RaftItem, RaftItemVersion
 
-
-class Mode(models.TextChoices):
-    EXECUTE = "execute", "Execute"
-    COLLECT = "collect", "Collect only (drift check)"
-    COLLECT_EXECUTE = "collect-execute", "Collect, then execute what drifted"
+# the engine's modes, labelled for people; the labels' order is the choices' order
+Mode = text_choices(
+    engine.Mode,
+    {
+        engine.Mode.EXECUTE: "Execute",
+        engine.Mode.COLLECT: "Collect only (drift check)",
+        engine.Mode.COLLECT_EXECUTE: "Collect, then execute what drifted",
+    },
+    module=__name__,
+)
 
 
 def validate_prompts(prompts) -> None:
@@ -238,10 +244,7 @@ class Job(models.Model):
 
 
 class Execution(models.Model):
-    class RunState(models.TextChoices):
-        PENDING = "pending", "Pending"
-        EXECUTING = "executing", "Executing"
-        COMPLETED = "completed", "Completed"
+    RunState = text_choices(engine.RunState, module=__name__)
 
     class Status(models.TextChoices):
         NORMAL = "normal", "Normal"
