@@ -13,7 +13,7 @@ class AuditConfig(AppConfig):
 
         from otterweb.audit import registry, services
         from otterweb.audit.models import Entry
-        from otterweb.executions import dispatch
+        from otterweb.housekeeping import Round, also_keep_house
 
         registry.register_all()
         pre_save.connect(services.fill_in, sender=Entry, dispatch_uid="otterweb-audit-fill-in")
@@ -23,8 +23,8 @@ class AuditConfig(AppConfig):
             services.login_failed, dispatch_uid="otterweb-audit-failed"
         )
         # every process that keeps house deletes the entries older than the retention
-        dispatch.also_keep_house(
-            dispatch.Round(
+        also_keep_house(
+            Round(
                 name="otterweb-audit-retention",
                 seconds=services.retention_interval,
                 run=services.delete_expired,

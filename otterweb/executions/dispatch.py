@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import timedelta
 
 from django.apps import apps
@@ -22,11 +20,9 @@ from django.utils import timezone
 
 from otterweb.executions import runner, tasks
 from otterweb.executions.models import Execution
-from otterweb.inventory import checks
+from otterweb.housekeeping import ROUNDS, Round
 
 logger = logging.getLogger(__name__)
-# how often the housekeeper looks for servers due for their check
-SERVER_CHECKS_EVERY_SECONDS = 30
 
 
 class Dispatcher:
@@ -95,43 +91,11 @@ def current() -> Dispatcher:
     return apps.get_app_config("executions").dispatcher
 
 
-@dataclass(frozen=True)
-class Round:
-    """Work every process that keeps house also does, on a thread of its own, every
-    ``seconds()`` seconds (0: not in this process): added by the app it belongs to, from its
-    AppConfig.ready (the schedules' scheduler), so this module imports none of them."""
-
-    name: str
-    seconds: Callable[[], float]
-    run: Callable[[], object]
-
-
-ROUNDS: dict[str, Round] = {}
-
-
-def also_keep_house(round_: Round) -> None:
-    """Have every housekeeper started from now on do ``round_`` too (once per name)."""
-    ROUNDS[round_.name] = round_
-
-
-def _server_checks_seconds() -> float:
-    return SERVER_CHECKS_EVERY_SECONDS if settings.OTTERWEB_SERVER_CHECK_MINUTES else 0
-
-
-# a round of checks waits for servers that do not answer: on a thread of its own, as each round
-SERVER_CHECKS = Round(
-    name="otterweb-server-checks",
-    seconds=_server_checks_seconds,
-    run=lambda: checks.check_due_servers(),
-)
-
-
 class Housekeeper:
     """Every few seconds, close executions whose worker was lost, kill the processes they left,
-    and hand out again those left pending, through ``dispatcher``. Beside that, each round on a
-    thread of its own: the servers due for their periodic check (each claimed by one process,
-    inventory.checks.check_due_servers), and the ROUNDS apps add (the scheduler fires due
-    schedules, each claimed by one process)."""
+    and hand out again those left pending, through ``dispatcher``. Beside that, each round the
+    apps added (otterweb.housekeeping) on a thread of its own: inventory checks the servers due
+    for their periodic check, the scheduler fires due schedules (each claimed by one process)."""
 
     def __init__(self, dispatcher: Dispatcher) -> None:
         self.dispatcher = dispatcher
@@ -139,7 +103,7 @@ class Housekeeper:
         self._thread = threading.Thread(target=self._run, name="otterweb-housekeeper", daemon=True)
         self._rounds = [
             threading.Thread(target=self._go_round, args=(r, seconds), name=r.name, daemon=True)
-            for r in (SERVER_CHECKS, *ROUNDS.values())
+            for r in ROUNDS.values()
             if (seconds := r.seconds())
         ]
 

@@ -4,3 +4,19 @@ from django.apps import AppConfig
 class InventoryConfig(AppConfig):
     name = "otterweb.inventory"
     verbose_name = "Inventory"
+
+    def ready(self) -> None:
+        # they import the models: loaded only now
+        from otterweb.housekeeping import Round, also_keep_house
+        from otterweb.inventory import checks
+
+        # every process that keeps house checks the servers due for their periodic check (a
+        # round waits for servers that do not answer: on a thread of its own); each server is
+        # claimed by one of them
+        also_keep_house(
+            Round(
+                name="otterweb-server-checks",
+                seconds=checks.due_interval,
+                run=lambda: checks.check_due_servers(),
+            )
+        )

@@ -38,6 +38,8 @@ logger = logging.getLogger(__name__)
 
 # how many servers one round of checks contacts at once
 CHECKS_AT_ONCE = 50
+# how often the housekeeper looks for servers due for their check
+DUE_EVERY_SECONDS = 30
 
 
 # The engine's name for each kind of stored credential: what an operation (or the SSH agent)
@@ -166,6 +168,12 @@ def check_server(server: Server) -> Server:
     check_servers([server])
     server.refresh_from_db()
     return server
+
+
+def due_interval() -> float:
+    """Seconds between two rounds of ``check_due_servers`` in each process that keeps house
+    (0: periodic checks are off, OTTERWEB_SERVER_CHECK_MINUTES is 0)."""
+    return DUE_EVERY_SECONDS if settings.OTTERWEB_SERVER_CHECK_MINUTES else 0
 
 
 def check_due_servers(now: datetime | None = None) -> int:

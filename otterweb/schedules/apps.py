@@ -7,13 +7,11 @@ class SchedulesConfig(AppConfig):
 
     def ready(self) -> None:
         # they import the models: loaded only now
-        from otterweb.executions import dispatch
+        from otterweb.housekeeping import Round, also_keep_house
         from otterweb.schedules import scheduler
 
         # every process that keeps house (`manage.py serve`, each Celery worker) fires the due
         # schedules; each is claimed by one of them
-        dispatch.also_keep_house(
-            dispatch.Round(
-                name="otterweb-scheduler", seconds=scheduler.interval, run=scheduler.fire_due
-            )
+        also_keep_house(
+            Round(name="otterweb-scheduler", seconds=scheduler.interval, run=scheduler.fire_due)
         )

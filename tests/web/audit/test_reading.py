@@ -16,7 +16,7 @@ from django.utils import timezone
 from otterweb.audit import context, services
 from otterweb.audit.api import CSV_COLUMNS
 from otterweb.audit.models import Entry
-from otterweb.executions import dispatch
+from otterweb.housekeeping import ROUNDS
 from otterweb.inventory import services as inventory
 
 pytestmark = pytest.mark.django_db
@@ -175,5 +175,5 @@ def test_retention_deletes_only_entries_past_it(settings, trail) -> None:
     assert Entry.objects.count() == kept
     assert not Entry.objects.filter(pk__in=[e.pk for e in old]).exists()
     # the housekeeper of every process that runs executions does it
-    housekeeping = dispatch.ROUNDS["otterweb-audit-retention"]
+    housekeeping = ROUNDS["otterweb-audit-retention"]
     assert housekeeping.run is services.delete_expired and housekeeping.seconds() == 3600

@@ -12,6 +12,8 @@ from django.db import close_old_connections
 from django.utils import timezone
 
 from engine import fingerprint
+from otterweb.executions import dispatch
+from otterweb.housekeeping import ROUNDS
 from otterweb.inventory import checks
 from otterweb.inventory.models import Credential, Server
 from tests.web.conftest import ssh_server
@@ -72,6 +74,17 @@ def test_check_due_servers_does_nothing_when_checks_are_off(db, settings) -> Non
     Server.objects.create(name="local")
     assert checks.check_due_servers() == 0
     assert Server.objects.get().last_checked is None
+
+
+def test_check_due_servers_is_a_round_of_every_housekeeper(settings) -> None:
+    server_checks = ROUNDS["otterweb-server-checks"]
+    assert server_checks.seconds() == checks.DUE_EVERY_SECONDS
+    Server.objects.create(name="local")
+    assert server_checks.run() == 1
+    settings.OTTERWEB_SERVER_CHECK_MINUTES = 0
+    assert server_checks.seconds() == 0
+    housekeeper = dispatch.Housekeeper(dispatch.Dispatcher())
+    assert "otterweb-server-checks" not in [thread.name for thread in housekeeper._rounds]
 
 
 def test_trust_host_key_needs_the_fingerprint_of_the_pending_key(sshd, ssh_key) -> None:

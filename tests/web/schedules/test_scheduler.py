@@ -16,6 +16,7 @@ from django.db import connection
 
 from otterweb.executions import dispatch
 from otterweb.executions.models import Execution, Job
+from otterweb.housekeeping import ROUNDS
 from otterweb.inventory.models import Environment
 from otterweb.schedules import scheduler
 from otterweb.schedules.models import Schedule
@@ -330,7 +331,7 @@ def test_scheduler_threads_racing_fire_each_due_schedule_once(deploy) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_scheduler_housekeeper_fires_due_schedules(deploy, settings) -> None:
-    assert "otterweb-scheduler" in dispatch.ROUNDS
+    assert "otterweb-scheduler" in ROUNDS
     settings.OTTERWEB_SCHEDULER_SECONDS = 0.05
     schedule = job_schedule(deploy)
     Schedule.objects.filter(pk=schedule.pk).update(next_run=utc(2020, 1, 1))
