@@ -6,4 +6,9 @@ class ConfigurationConfig(AppConfig):
     verbose_name = "Configuration"
 
     def ready(self) -> None:
-        from otterweb.configuration import services  # noqa: F401  (its signal receiver)
+        from otterweb.configuration import services  # its signal receiver, and:
+        from otterweb.schedules import scheduler
+        from otterweb.schedules.models import Schedule
+
+        # a configuration schedule starts a routine check
+        scheduler.starts(Schedule.Kind.CONFIGURATION, services.start_scheduled_check)

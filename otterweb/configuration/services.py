@@ -33,6 +33,7 @@ from otterweb.executions.models import Execution
 from otterweb.executions.services import check_may_run, create_job
 from otterweb.executions.signals import execution_finished
 from otterweb.inventory.models import Environment, Remediation, Server
+from otterweb.schedules.models import Schedule
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +99,14 @@ def start_routine_check(*, environment: Environment | None = None) -> list[Execu
     if not servers:
         return []
     return check_servers(servers=servers, routine=True).executions
+
+
+def start_scheduled_check(schedule: Schedule) -> Execution | None:
+    """What a configuration schedule starts when it fires: the routine check of its
+    environment; of its executions (one per group of servers checked alike) the first, which
+    the schedule links."""
+    executions = start_routine_check(environment=schedule.environment)
+    return executions[0] if executions else None
 
 
 @transaction.atomic

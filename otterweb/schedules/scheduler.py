@@ -11,6 +11,7 @@ one. Whatever goes wrong starting a run is recorded on the schedule and logged, 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime
 
 from django.conf import settings
@@ -20,7 +21,6 @@ from django.utils import timezone
 
 from otterweb.audit import services as audit
 from otterweb.audit.context import origin
-from otterweb.configuration.services import start_routine_check
 from otterweb.executions.models import Execution
 from otterweb.executions.services import launch_template
 from otterweb.schedules import owners
@@ -28,6 +28,16 @@ from otterweb.schedules.cron import next_time
 from otterweb.schedules.models import Schedule
 
 logger = logging.getLogger(__name__)
+
+# What a schedule of each kind but a job's starts (the execution it links, or None). The app
+# the kind belongs to, above the schedules, adds it from its AppConfig.ready: the
+# configuration app its routine checks.
+STARTERS: dict[str, Callable[[Schedule], Execution | None]] = {}
+
+
+def starts(kind: str, starter: Callable[[Schedule], Execution | None]) -> None:
+    """Have the schedules of ``kind`` start ``starter(schedule)`` when they fire."""
+    STARTERS[kind] = starter
 
 
 def interval() -> float:
@@ -117,9 +127,10 @@ def _start(schedule: Schedule) -> Execution | None:
         return launch_template(
             template=schedule.template, requested_by=schedule.owner, variables=schedule.variables
         )
-    # one execution per group of servers checked alike: the schedule links the first
-    executions = start_routine_check(environment=schedule.environment)
-    return executions[0] if executions else None
+    starter = STARTERS.get(schedule.kind)
+    if starter is None:
+        raise ValidationError(f"Nothing starts the schedules of kind {schedule.kind!r}.")
+    return starter(schedule)
 
 
 def _plan_unplanned(now: datetime) -> None:

@@ -14,6 +14,7 @@ import pytest
 import time_machine
 from django.db import connection
 
+from otterweb.configuration import services as configuration
 from otterweb.executions import dispatch
 from otterweb.executions.models import Execution, Job
 from otterweb.housekeeping import ROUNDS
@@ -227,7 +228,9 @@ def routine_checks(monkeypatch):
         calls.append(environment)
         return found.answer
 
-    monkeypatch.setattr(scheduler, "start_routine_check", start_routine_check)
+    # the configuration app has configuration schedules start its routine check
+    assert scheduler.STARTERS["configuration"] is configuration.start_scheduled_check
+    monkeypatch.setattr(configuration, "start_routine_check", start_routine_check)
     return found
 
 
