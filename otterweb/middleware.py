@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+
+from otterweb.api.error_body import error_response
 
 NUL = "\x00"
 
@@ -44,6 +46,6 @@ def refusal(request: HttpRequest) -> HttpResponse | None:
     ):
         detail = "the address or query string contains a NUL character (%00)"
         if request.path.startswith("/api/"):
-            return JsonResponse({"detail": detail, "code": "invalid"}, status=400)
+            return error_response(400, detail, "invalid")
         return HttpResponseBadRequest(detail, content_type="text/plain; charset=utf-8")
     return None

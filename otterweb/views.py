@@ -1,10 +1,11 @@
 from django.contrib.auth.mixins import LoginRequiredMixin
-from django.http import HttpResponseServerError, JsonResponse
+from django.http import HttpResponseServerError
 from django.shortcuts import redirect, render
 from django.template import loader
 from django.templatetags.static import static
 from django.views.generic import TemplateView
 
+from otterweb.api.error_body import error_response
 from otterweb.executions import selectors
 from otterweb.executions.views import execution_row, failed_url
 
@@ -75,7 +76,7 @@ API_CODES = {400: "invalid", 403: "permission_denied", 404: "not_found"}
 def error_page(request, code: int):
     heading, explanation = ERRORS[code]
     if request.path.startswith("/api/"):
-        return JsonResponse({"detail": explanation, "code": API_CODES[code]}, status=code)
+        return error_response(code, explanation, API_CODES[code])
     context = {"code": code, "heading": heading, "explanation": explanation}
     return render(request, "error.html", context, status=code)
 

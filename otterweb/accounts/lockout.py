@@ -7,8 +7,10 @@ deleting its access attempt in the admin)."""
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+
+from otterweb.api.error_body import error_response
 
 
 def client_ip(request: HttpRequest) -> str | None:
@@ -42,8 +44,7 @@ def response(request: HttpRequest, *args) -> HttpResponse:
     minutes = settings.OTTERWEB_LOGIN_LOCKOUT_MINUTES
     headers = {"Retry-After": str(round(minutes * 60))} if minutes else {}
     if request.path.startswith("/api/"):
-        body = {"detail": message(), "code": "locked_out"}
-        return JsonResponse(body, status=429, headers=headers)
+        return error_response(429, message(), "locked_out", headers=headers)
     answer = render(request, "registration/locked_out.html", {"message": message()}, status=429)
     for name, value in headers.items():
         answer[name] = value

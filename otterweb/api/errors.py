@@ -2,7 +2,9 @@
 
     {"detail": "what went wrong", "code": "invalid", "errors": {"field": ["..."]}, "diagnostics": [...]}
 
-``errors`` is there for invalid fields, ``diagnostics`` for a script that does not parse."""
+``errors`` is there for invalid fields, ``diagnostics`` for a script that does not parse.
+``otterweb.api.error_body`` builds it; ``handle`` is DRF's exception handler, which answers every
+refusal of the API's views with it."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from engine import OtterSyntaxError
+from otterweb.api.error_body import error_body, first_message, validation_errors
 
 
 class ScriptError(APIException):
@@ -31,31 +34,26 @@ def handle(exc, context):
     if isinstance(exc, OtterSyntaxError):
         exc = ScriptError(exc)
     elif isinstance(exc, DjangoValidationError):
-        exc = ValidationError(
-            exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
-        )
+        exc = ValidationError(validation_errors(exc))
     response = exception_handler(exc, context)
     if response is None:
         return None
-    body: dict = {"code": getattr(exc, "default_code", "error")}
     if isinstance(exc, ValidationError):
         errors = (
             response.data
             if isinstance(response.data, dict)
             else {"non_field_errors": response.data}
         )
-        first = next(iter(errors.values()), ["invalid"])
-        body.update(
-            detail=f"invalid request: {first[0] if isinstance(first, list) else first}",
-            code="invalid",
-            errors=errors,
-        )
+        body = error_body(f"invalid request: {first_message(errors)}", "invalid", errors=errors)
     else:
-        body["detail"] = (
+        detail = (
             str(response.data.get("detail", exc)) if isinstance(response.data, dict) else str(exc)
         )
-    if isinstance(exc, ScriptError):
-        body["diagnostics"] = exc.diagnostics
+        body = error_body(
+            detail,
+            getattr(exc, "default_code", "error"),
+            diagnostics=exc.diagnostics if isinstance(exc, ScriptError) else None,
+        )
     return Response(
         body,
         status=response.status_code,

@@ -21,6 +21,7 @@ from django.utils.timesince import timesince
 from django.views import View
 from django.views.generic import DetailView, ListView
 
+from otterweb.api.error_body import error_response, validation_errors
 from otterweb.executions import selectors, services
 from otterweb.executions.log_queries import LogDownload
 from otterweb.executions.models import Execution
@@ -182,8 +183,8 @@ class JsonPermissionMixin(LoginRequiredMixin, PermissionRequiredMixin):
 
     def handle_no_permission(self):
         if not self.request.user.is_authenticated:
-            return JsonResponse({"detail": "Log in first."}, status=403)
-        return JsonResponse({"detail": "You may not see this."}, status=403)
+            return error_response(403, "Log in first.", "not_authenticated")
+        return error_response(403, "You may not see this.", "permission_denied")
 
 
 class ExecutionActivityView(JsonPermissionMixin, View):
@@ -240,8 +241,8 @@ class TargetPreviewView(JsonPermissionMixin, View):
         try:
             servers = selectors.preview_targets(**chosen)
         except ValidationError as error:
-            return JsonResponse(
-                {"detail": " ".join(error.messages), "errors": error.message_dict}, status=400
+            return error_response(
+                400, " ".join(error.messages), "invalid", errors=validation_errors(error)
             )
         return JsonResponse(
             {

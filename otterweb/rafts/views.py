@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.views import View
 from django.views.generic import FormView, ListView, TemplateView
 
+from otterweb.api.error_body import error_body, error_response, first_message
 from otterweb.api.errors import ScriptError
 from otterweb.executions.models import Execution
 from otterweb.privileges.checks import may_everywhere, visible
@@ -243,7 +244,7 @@ class RaftItemView(PageMixin, TemplateView):
 
     def refuse(self, answer_json: bool, detail: str):
         if answer_json:
-            return JsonResponse({"detail": detail, "code": "permission_denied"}, status=403)
+            return error_response(403, detail, "permission_denied")
         return self.handle_no_permission()
 
     def invalid(self, item, form, *, running: bool, answer_json: bool, error=None):
@@ -290,14 +291,12 @@ def form_error_body(form, error: ValidationError | None = None) -> dict:
         "non_field_errors" if field == "__all__" else field: list(problems)
         for field, problems in form.errors.items()
     }
-    first = next(iter(errors.values()), ["invalid"])[0]
-    body = {"detail": first, "code": "invalid", "errors": errors}
     if isinstance(error, services.ScriptInvalid):
         script_error = ScriptError(error.syntax_error)
-        body.update(
-            detail=str(script_error.detail), code="script", diagnostics=script_error.diagnostics
+        return error_body(
+            str(script_error.detail), "script", errors=errors, diagnostics=script_error.diagnostics
         )
-    return body
+    return error_body(first_message(errors), "invalid", errors=errors)
 
 
 def run_answer(execution: Execution, *, user, saved: bool) -> dict:

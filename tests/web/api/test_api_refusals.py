@@ -7,6 +7,7 @@ import pytest
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
+from otterweb.api.error_body import error_body, first_message
 from otterweb.executions.models import JobTemplate
 from otterweb.rafts import services as rafts
 from otterweb.rafts.models import Raft, RaftItem
@@ -50,6 +51,17 @@ def test_api_address_no_view_answers_is_404_in_the_error_body(admin) -> None:
     assert answer.status_code == 404
     assert answer["Content-Type"] == "application/json"
     assert answer.json()["code"] == "not_found"
+
+
+def test_error_body_holds_errors_and_diagnostics_only_when_given() -> None:
+    assert error_body("gone", "not_found") == {"detail": "gone", "code": "not_found"}
+    errors = {"name": ["a name is needed"], "port": ["a number"]}
+    assert error_body(first_message(errors), "invalid", errors=errors) == {
+        "detail": "a name is needed",
+        "code": "invalid",
+        "errors": errors,
+    }
+    assert error_body("no parse", "script", diagnostics=[])["diagnostics"] == []
 
 
 def test_api_schema_lists_each_operations_refusals_with_the_error_body() -> None:

@@ -279,14 +279,18 @@ def test_target_preview_is_400_for_unknown_names(admin_client, inventory) -> Non
         "environments": ["No environment named web."],
     }
     assert "No role named cache." in response.json()["detail"]
+    assert response.json()["code"] == "invalid"
 
 
 def test_target_preview_needs_login_and_the_view_server_permission(
     client, client_with, inventory
 ) -> None:
-    assert preview(client, servers=["web1"]).status_code == 403
+    anonymous = preview(client, servers=["web1"])
+    assert anonymous.status_code == 403
+    assert anonymous.json() == {"detail": "Log in first.", "code": "not_authenticated"}
     response = preview(client_with(), servers=["web1"])
     assert response.status_code == 403 and "web1" not in response.content.decode()
+    assert response.json()["code"] == "permission_denied"
     viewer = client_with("inventory.view_server")
     assert preview(viewer, servers=["web1"]).json()["servers"] == ["web1"]
 
