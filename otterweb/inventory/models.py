@@ -9,8 +9,8 @@ from django.db import models
 from django.db.models import Q
 
 from engine import literal_value
+from otterweb import secrets
 from otterweb.fields import TextField
-from otterweb.inventory import secrets
 
 NAME_HELP = "Letters, digits, '-', '_' and '.'; it is how scripts name it."
 

@@ -16,10 +16,10 @@ from otterweb.executions.local_runs import may_run_locally
 from otterweb.executions.models import Execution, JobTemplate
 from otterweb.executions.services import launch_template, prompt_answers
 from otterweb.inventory.models import Environment
-from otterweb.inventory.secrets import decrypt, encrypt
 from otterweb.schedules import owners, signing
 from otterweb.schedules.cron import next_time, normalized
 from otterweb.schedules.models import Schedule, Trigger, TriggerDelivery
+from otterweb.secrets import decrypt, encrypt
 
 logger = logging.getLogger(__name__)
 

@@ -18,9 +18,8 @@ from cryptography.fernet import Fernet
 from django.core.management import call_command
 from django.test import RequestFactory
 
-from otterweb import views
+from otterweb import secrets, views
 from otterweb.executions.models import JobTemplate
-from otterweb.inventory import secrets
 from otterweb.inventory.models import Credential
 from otterweb.rafts import services as rafts
 from otterweb.rafts.models import Raft, RaftItem

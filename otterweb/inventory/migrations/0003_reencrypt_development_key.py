@@ -9,7 +9,7 @@ OLD_DEVELOPMENT_KEY = "b3R0ZXJ3ZWItZGV2ZWxvcG1lbnQta2V5LTMyLWJ5dGU="
 
 
 def reencrypt(apps, schema_editor) -> None:
-    from otterweb.inventory import secrets
+    from otterweb import secrets
 
     Credential = apps.get_model("inventory", "Credential")
     secrets.reencrypt(Credential, "encrypted_secret", also_readable_with=(OLD_DEVELOPMENT_KEY,))

@@ -8,7 +8,7 @@ import otterweb.fields
 
 
 def encrypt_sensitive(apps, schema_editor) -> None:
-    from otterweb.inventory import secrets
+    from otterweb import secrets
 
     Variable = apps.get_model("inventory", "Variable")
     for pk, value in (
@@ -18,7 +18,7 @@ def encrypt_sensitive(apps, schema_editor) -> None:
 
 
 def decrypt_sensitive(apps, schema_editor) -> None:
-    from otterweb.inventory import secrets
+    from otterweb import secrets
 
     Variable = apps.get_model("inventory", "Variable")
     for pk, token in Variable.objects.exclude(encrypted_value="").values_list(

@@ -20,10 +20,10 @@ from django.db import connection
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from otterweb import secrets
 from otterweb.executions.models import Execution, LogEntry, LogScope
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
-from otterweb.inventory import secrets
 from otterweb.inventory import services as inventory
 from otterweb.inventory.models import Environment, Role, Server, Variable
 

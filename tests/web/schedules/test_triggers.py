@@ -17,9 +17,9 @@ from django.test import Client
 from django.urls import reverse
 
 from otterweb.executions.models import Execution
-from otterweb.inventory.secrets import decrypt
 from otterweb.schedules import services, signing
 from otterweb.schedules.models import Trigger, TriggerDelivery
+from otterweb.secrets import decrypt
 from tests.web.schedules.conftest import owner
 
 pytestmark = pytest.mark.django_db

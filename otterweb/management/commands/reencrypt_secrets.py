@@ -4,7 +4,7 @@ secrets and passphrases, sensitive variables' values, and webhook triggers' secr
 
 from django.core.management.base import BaseCommand
 
-from otterweb.inventory import secrets
+from otterweb import secrets
 from otterweb.inventory.models import Credential, Variable
 from otterweb.schedules.models import Trigger
 
