@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from otterweb.executions.models import Execution, LogEntry, Mode
+from otterweb.executions.models import Execution, Job, LogEntry, Mode
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.inventory.selectors import servers_for
 from otterweb.privileges.checks import visible
@@ -163,3 +163,21 @@ def preview_targets(
     if problems:
         raise ValidationError(problems)
     return targets
+
+
+def recent_executions(*, server: Server, limit: int = 10, scanned: int = 500) -> list:
+    """The newest executions of jobs that targeted ``server``, looked for among the last
+    ``scanned`` jobs: a job's targets are a JSON list of names, which SQLite and PostgreSQL
+    cannot both search inside, so the (bounded) filtering is done here."""
+    job_ids = [
+        pk
+        for pk, targets in Job.objects.order_by("-created", "-pk").values_list("pk", "targets")[
+            :scanned
+        ]
+        if isinstance(targets, list) and server.name in targets
+    ]
+    return list(
+        Execution.objects.filter(job_id__in=job_ids)
+        .select_related("job__requested_by")
+        .order_by("-created", "-pk")[:limit]
+    )

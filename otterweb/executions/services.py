@@ -1,5 +1,6 @@
-"""Jobs and executions: making them (dispatched once their transaction commits), job templates,
-and cancelling. Running them is otterweb.executions.runner's."""
+"""Jobs and executions: making them (dispatched once their transaction commits; the editor's Run
+saves what it shows, then runs it), job templates, and cancelling. Running them is
+otterweb.executions.runner's."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from functools import partial
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import prefetch_related_objects
+from django.urls import reverse
 
 from engine import OtterSyntaxError, from_json_value, parse, targets_servers
 from otterweb.audit import services as audit
@@ -21,6 +23,7 @@ from otterweb.inventory.models import Server
 from otterweb.inventory.selectors import servers_for
 from otterweb.parse_errors import parse_failure
 from otterweb.privileges.checks import RUN, may
+from otterweb.rafts import services as rafts
 from otterweb.rafts.models import RaftItem
 from otterweb.schedules.owners import check_template_change
 
@@ -107,6 +110,67 @@ ACTIONS = {
     "configuration.check_configuration": "check configuration",
     "configuration.remediate_server": "remediate",
 }
+
+
+@transaction.atomic
+def save_and_run(
+    *,
+    item: RaftItem,
+    content: str,
+    message: str = "",
+    author=None,
+    servers: list[str] = (),
+    roles: list[str] = (),
+    environments: list[str] = (),
+    mode: str,
+    simulate: bool = False,
+) -> Execution:
+    """Run what the user sees: save ``content`` as the item's next version (none when it is
+    the latest one), then start a job of it. All or nothing: text that does not parse, or a
+    job that is refused, leaves the item as it was and runs nothing."""
+    saved = rafts.save_content(item=item, content=content, author=author, message=message)
+    return create_job(
+        requested_by=author,
+        raft_item=saved,
+        name=str(saved),
+        servers=servers,
+        roles=roles,
+        environments=environments,
+        mode=mode,
+        simulate=simulate,
+    )
+
+
+def run_answer(*, execution: Execution, user, saved: bool) -> dict:
+    """What the item page's script needs to follow a run it started: the execution (its page,
+    its state, where to cancel it when the user may), the version that ran (``saved``: made by
+    this run) and a sentence saying so."""
+    job = execution.job
+    number = job.script_version.number
+    may_cancel = user.has_perms(
+        ["executions.view_execution", "executions.cancel_execution"], execution
+    )
+    return {
+        "execution": {
+            "id": execution.pk,
+            "name": job.name,
+            "url": reverse("execution-detail", args=[execution.pk]),
+            "run_state": execution.run_state,
+            "outcome": execution.outcome,
+            "outcome_label": execution.outcome_label,
+            "mode": execution.mode,
+            "mode_label": execution.get_mode_display(),
+            "simulate": execution.simulate,
+            "cancel_url": reverse("api:execution-cancel", args=[execution.pk])
+            if may_cancel
+            else None,
+        },
+        "version": number,
+        "saved": saved,
+        "message": f"Saved {job.name} as version {number} and ran it."
+        if saved
+        else f"Ran version {number} of {job.name}.",
+    }
 
 
 def check_may_run(*, user, servers, permission: str = RUN) -> None:

@@ -314,23 +314,3 @@ def deletion_consequences(*, obj: Environment | Role | Server | Credential) -> l
     if templates is not None and (listed := list(templates.order_by("name"))):
         consequences.append(f"These job templates will no longer target it: {_names(listed)}.")
     return consequences
-
-
-def recent_executions(*, server: Server, limit: int = 10, scanned: int = 500) -> list:
-    """The newest executions of jobs that targeted ``server``, looked for among the last
-    ``scanned`` jobs: a job's targets are a JSON list of names, which SQLite and PostgreSQL
-    cannot both search inside, so the (bounded) filtering is done here."""
-    from otterweb.executions.models import Execution, Job
-
-    job_ids = [
-        pk
-        for pk, targets in Job.objects.order_by("-created", "-pk").values_list("pk", "targets")[
-            :scanned
-        ]
-        if isinstance(targets, list) and server.name in targets
-    ]
-    return list(
-        Execution.objects.filter(job_id__in=job_ids)
-        .select_related("job__requested_by")
-        .order_by("-created", "-pk")[:limit]
-    )

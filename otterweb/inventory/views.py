@@ -24,6 +24,7 @@ from django.views.generic import (
 from django.views.generic.list import MultipleObjectMixin
 
 from engine import MASK, fingerprint, to_text
+from otterweb.executions import selectors as executions
 from otterweb.executions.local_runs import run_as_user
 from otterweb.inventory import checks, selectors, services
 from otterweb.inventory.forms import (
@@ -304,7 +305,7 @@ class ServerDetailView(InventoryPage, VariablesMixin, DetailView):
         if user.has_perm("executions.view_execution", server):
             context["executions"] = [
                 execution
-                for execution in selectors.recent_executions(server=server)
+                for execution in executions.recent_executions(server=server)
                 if user.has_perm("executions.view_execution", execution)
             ]
         if server.agent_type == Server.AgentType.LOCAL:

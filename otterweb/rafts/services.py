@@ -11,8 +11,6 @@ from django.db import transaction
 from django.db.models import ProtectedError
 
 from engine import OtterSyntaxError, format_script, parse
-from otterweb.executions.models import Execution
-from otterweb.executions.services import create_job
 from otterweb.parse_errors import parse_failure
 from otterweb.rafts import selectors
 from otterweb.rafts.models import Raft, RaftItem, RaftItemDraft, RaftItemVersion
@@ -214,6 +212,22 @@ def save_item(
     return item
 
 
+def save_content(
+    *, item: RaftItem, content: str, author=None, message: str = "", base_version: int | None = None
+) -> RaftItem:
+    """Save ``content`` as ``item``'s next version (:func:`save_item`, the item kept where it is
+    and as what it is)."""
+    return save_item(
+        raft=item.raft,
+        name=item.name,
+        content=content,
+        kind=item.kind,
+        author=author,
+        message=message,
+        base_version=base_version,
+    )
+
+
 @transaction.atomic
 def rename_item(*, item: RaftItem, name: str, raft: Raft | None = None) -> RaftItem:
     """Rename an item, move it to another raft (``raft``), or both; its versions and the job
@@ -245,12 +259,9 @@ def restore_version(
 ) -> RaftItem:
     """Make an old version the current content (as a new version, so nothing is lost); with
     ``base_version``, refused when the item has moved on from it (:class:`StaleBaseVersion`)."""
-    item = version.item
-    return save_item(
-        raft=item.raft,
-        name=item.name,
+    return save_content(
+        item=version.item,
         content=version.content,
-        kind=item.kind,
         author=author,
         message=f"Restored version {version.number}",
         base_version=base_version,
@@ -303,14 +314,8 @@ def commit_item(
             content = with_editor_mode(content=content, mode=mode, name=name)
         except OtterSyntaxError as error:
             raise ScriptInvalid(error, name=name) from None
-    saved = save_item(
-        raft=item.raft,
-        name=item.name,
-        content=content,
-        kind=item.kind,
-        author=author,
-        message=message,
-        base_version=base_version,
+    saved = save_content(
+        item=item, content=content, author=author, message=message, base_version=base_version
     )
     delete_draft(item=saved, user=author)
     return saved
@@ -337,39 +342,3 @@ def with_editor_mode(*, content: str, mode: str, name: str = "<script>") -> str:
     if tuple(headers) == script.headers:
         return content
     return format_script(dataclasses.replace(script, headers=tuple(headers)))
-
-
-@transaction.atomic
-def save_and_run(
-    *,
-    item: RaftItem,
-    content: str,
-    message: str = "",
-    author=None,
-    servers: list[str] = (),
-    roles: list[str] = (),
-    environments: list[str] = (),
-    mode: str,
-    simulate: bool = False,
-) -> Execution:
-    """Run what the user sees: save ``content`` as the item's next version (none when it is
-    the latest one), then start a job of it. All or nothing: text that does not parse, or a
-    job that is refused, leaves the item as it was and runs nothing."""
-    saved = save_item(
-        raft=item.raft,
-        name=item.name,
-        content=content,
-        kind=item.kind,
-        author=author,
-        message=message,
-    )
-    return create_job(
-        requested_by=author,
-        raft_item=saved,
-        name=str(saved),
-        servers=servers,
-        roles=roles,
-        environments=environments,
-        mode=mode,
-        simulate=simulate,
-    )

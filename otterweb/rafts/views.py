@@ -18,7 +18,7 @@ from django.views.generic import FormView, ListView, TemplateView
 
 from otterweb.api.error_body import error_body, error_response, first_message
 from otterweb.api.errors import ScriptError
-from otterweb.executions.models import Execution
+from otterweb.executions import services as executions
 from otterweb.privileges.checks import may_everywhere, visible
 from otterweb.privileges.pages import get_visible_or_404
 from otterweb.rafts import selectors, services
@@ -256,7 +256,7 @@ class RaftItemView(PageMixin, TemplateView):
     def run(self, item: RaftItem, form: EditorForm, *, answer_json: bool = False):
         data = form.cleaned_data
         latest = item.versions.first()
-        execution = services.save_and_run(
+        execution = executions.save_and_run(
             item=item,
             content=data["content"],
             message=data.get("message", ""),
@@ -271,7 +271,8 @@ class RaftItemView(PageMixin, TemplateView):
         saved = latest is None or version.pk != latest.pk
         if answer_json:
             return JsonResponse(
-                run_answer(execution, user=self.request.user, saved=saved), status=201
+                executions.run_answer(execution=execution, user=self.request.user, saved=saved),
+                status=201,
             )
         if saved:
             messages.success(self.request, f"Saved {item} as version {version.number} and ran it.")
@@ -297,38 +298,6 @@ def form_error_body(form, error: ValidationError | None = None) -> dict:
             str(script_error.detail), "script", errors=errors, diagnostics=script_error.diagnostics
         )
     return error_body(first_message(errors), "invalid", errors=errors)
-
-
-def run_answer(execution: Execution, *, user, saved: bool) -> dict:
-    """What the item page's script needs to follow a run it started: the execution (its page,
-    its state, where to cancel it when the user may), the version that ran (``saved``: made by
-    this run) and a sentence saying so."""
-    job = execution.job
-    number = job.script_version.number
-    may_cancel = user.has_perms(
-        ["executions.view_execution", "executions.cancel_execution"], execution
-    )
-    return {
-        "execution": {
-            "id": execution.pk,
-            "name": job.name,
-            "url": reverse("execution-detail", args=[execution.pk]),
-            "run_state": execution.run_state,
-            "outcome": execution.outcome,
-            "outcome_label": execution.outcome_label,
-            "mode": execution.mode,
-            "mode_label": execution.get_mode_display(),
-            "simulate": execution.simulate,
-            "cancel_url": reverse("api:execution-cancel", args=[execution.pk])
-            if may_cancel
-            else None,
-        },
-        "version": number,
-        "saved": saved,
-        "message": f"Saved {job.name} as version {number} and ran it."
-        if saved
-        else f"Ran version {number} of {job.name}.",
-    }
 
 
 class ItemEditView(ServiceFormView):
