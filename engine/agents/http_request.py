@@ -1,7 +1,7 @@
-"""One HTTP request, made where the agent is: imported by the local agent, and sent whole as a
-``python3 -c`` script by the SSH agent, which writes the request to its standard input as JSON
-and reads the answer from its standard output. Only the standard library, so that it runs with
-any Python 3 on the server.
+"""One HTTP request, made where the agent is. Neither agent imports it: the local agent's helper
+runs its text (as the run user), and the SSH agent sends it whole as a ``python3 -c`` script,
+which reads the request as JSON from its standard input and writes the answer to its standard
+output. Only the standard library, so that it runs with any Python 3 on the server.
 
 A request: ``{"method", "url", "headers": {...}, "body": base64 or null, "timeout": seconds,
 "insecure": bool}``. An answer: ``{"status", "reason", "body": base64}`` or ``{"error": text}``.
