@@ -24,5 +24,4 @@ urlpatterns = [
         name="template-trigger-detail",
     ),
     path("triggers/<uuid:pk>/", api.TriggerPullView.as_view(), name="trigger-pull"),
-    *router.urls,
 ]

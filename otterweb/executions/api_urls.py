@@ -1,0 +1,11 @@
+"""API routes of the executions app, under /api/: job templates, jobs and executions (with
+their logs)."""
+
+from rest_framework.routers import SimpleRouter
+
+from otterweb.executions import api
+
+router = SimpleRouter()
+router.register("job-templates", api.JobTemplateViewSet)
+router.register("jobs", api.JobViewSet)
+router.register("executions", api.ExecutionViewSet)
