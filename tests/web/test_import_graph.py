@@ -44,19 +44,24 @@ def imported(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(known(alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            source = node.module or ""
-            if node.level:
-                package = (
-                    module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
-                )
-                base = package[: len(package) - node.level + 1]
-                source = ".".join([*base, source] if source else base)
+            source = imported_from(node, module, path)
             for alias in node.names:
                 submodule = f"{source}.{alias.name}"
                 found.add(submodule if submodule in modules else known(source))
     found.discard(None)
     found.discard(module)
     return found
+
+
+def imported_from(node: ast.ImportFrom, module: str, path: Path) -> str:
+    """The module ``from ... import`` reads in ``module`` (its file ``path``), relative
+    imports resolved."""
+    source = node.module or ""
+    if node.level:
+        package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+        base = package[: len(package) - node.level + 1]
+        source = ".".join([*base, source] if source else base)
+    return source
 
 
 def import_graph(root: Path, packages: tuple[str, ...]) -> dict[str, set[str]]:

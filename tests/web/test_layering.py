@@ -22,6 +22,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.web.test_import_graph import imported_from
+
 ROOT = Path(__file__).resolve().parents[2]
 
 ORDER: tuple[tuple[str, ...], ...] = (
@@ -137,13 +139,7 @@ def imports(module: str, path: Path) -> list[tuple[int, str]]:
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            source = node.module or ""
-            if node.level:
-                package = (
-                    module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
-                )
-                base = package[: len(package) - node.level + 1]
-                source = ".".join([*base, source] if source else base)
+            source = imported_from(node, module, path)
             found += [(node.lineno, f"{source}.{alias.name}") for alias in node.names]
     return found
 
