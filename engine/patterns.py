@@ -1,4 +1,4 @@
-"""Regular expressions that come from users (issue 19): every one the engine runs goes through
+"""Regular expressions that come from users: every one the engine runs goes through
 here, and so does the log search's on SQLite.
 
 They run on the ``regex`` package, not ``re``: its syntax is closer to .NET's (which OtterScript's

@@ -50,7 +50,7 @@ TRACKED: dict[str, dict[str, list[str]]] = {
         "m2m": ["groups", "user_permissions"],
     },
     "auth.Group": {"m2m": ["permissions"]},
-    # issue 20's privileges and API keys (otterweb/privileges): tracked once they exist
+    # privileges (otterweb.privileges): the roles, their permissions, and who holds them where
     "privileges.Role": {"m2m": ["permissions"]},
     "privileges.Grant": {"exclude": ["created"]},
     # API keys (otterweb.accounts): the knox token they point at is a digest, masked anyway;

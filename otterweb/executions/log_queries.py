@@ -1,4 +1,4 @@
-"""Reading an execution's log in pieces, for the log viewer and the API (issue 12): its index
+"""Reading an execution's log in pieces, for the log viewer and the API: its index
 (scopes, counts and the runs of lines, kept by the log sink), lines by seq, search, and
 downloads streamed from the database a page at a time. Nothing here reads a whole log at once.
 

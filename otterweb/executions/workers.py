@@ -354,7 +354,7 @@ def work(connection: Connection) -> None:
                 kind, argument = connection.recv()
             except (EOFError, OSError):
                 # The serving process is gone (killed with no time to say stop): so is this
-                # worker, at once, as its threads used to be; the next server's reaper closes
+                # worker, at once, with every thread it runs; the next server's reaper closes
                 # the execution.
                 os._exit(1)
             if kind == "run":

@@ -285,7 +285,7 @@ class RaftItemViewSet(WritesWithinPrivileges, ConflictAnswers, viewsets.ModelVie
     )
     @extend_schema(methods=["DELETE"], request=None, responses={204: None})
     # serializer_class: the browsable API's form for PUT (the item's serializer cannot read a
-    # draft: its page was a 500)
+    # draft, and the page would fail)
     @action(
         detail=True,
         methods=["get", "put", "delete"],

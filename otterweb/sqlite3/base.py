@@ -4,7 +4,7 @@ opens the database, waiting in line for a lock instead of in SQLite's busy handl
 Several processes write the embedded database at once (the serving process, its worker
 processes). SQLite lets one write at a time, and one that finds the database locked sleeps in
 its busy handler in growing steps (up to 100 ms) and tries again: under a burst of small jobs,
-writers slept ~0.4 s each for a lock that was mostly free. Here a writer first takes the
+writers would sleep ~0.4 s each for a lock that is mostly free. Here a writer first takes the
 database's write lock, a ``threading.Lock`` for the threads of its process, then ``flock`` on a
 file beside the database (``<name>-writer.lock``) for processes, and wakes the moment the one
 before it lets go. The lock is taken before a write transaction begins (``BEGIN IMMEDIATE``, or

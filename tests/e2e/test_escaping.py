@@ -1,4 +1,4 @@
-"""Escaping (issue 20): no text a user, a script or a server sets reaches a page as markup.
+"""Escaping: no text a user, a script or a server sets reaches a page as markup.
 
 A site is built where every CharField and TextField of every model of OtterWeb's apps (and
 auth's users and groups), and every string in their JSON fields, holds an HTML payload that

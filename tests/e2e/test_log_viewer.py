@@ -1,9 +1,9 @@
-"""The execution page's log viewer (issue 12) in Debian's Chromium on a real `manage.py serve`:
+"""The execution page's log viewer in Debian's Chromium on a real `manage.py serve`:
 a running execution's log is searched while its lines arrive; the tail is followed, paused by
 scrolling up, resumed by End and by the follow button; a permalink (#seq-N) opens at its line in
 a nested scope; a reconnect after the server's websocket dropped mid-run loses and repeats no
 line; the downloads (text and JSON lines) equal the stored log. Written against the page hooks
-agreed for issue 12 (#log's data-ready and data-connection, .log-line[data-seq] rows in
+of frontend/src/logs/viewer.ts (#log's data-ready and data-connection, .log-line[data-seq] rows in
 #log .log-scroller, #log-follow, #log-search, #log-match-count, ...). No console errors.
 
 The live runs print lines with tests/e2e/logdata.py's `emit` (Exec on the local server), the

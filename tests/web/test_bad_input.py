@@ -336,7 +336,7 @@ def test_logs_api_answers_a_long_log_in_pages(admin) -> None:
     assert [last[0]["seq"], last[-1]["seq"]] == [2001, 2500]
 
 
-# ---- issue 20's inputs that answered 500 --------------------------------------------------------
+# ---- inputs at the edges of what the API takes: each answers with a refusal or a result, never a 500
 
 
 def test_api_raft_item_made_without_content_starts_empty(admin) -> None:

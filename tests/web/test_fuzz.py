@@ -85,7 +85,7 @@ NASTY = [
     "module",
     "localhost",
 ]
-# Scripts that fail at run time in the ways that used to leave a run "executing", and a few that
+# Scripts that fail at run time in ways that could leave a run "executing", and a few that
 # work; safe to run (nothing but logs, a closed local port and a module that calls itself).
 SCRIPTS = [
     "Log-Information fine;",

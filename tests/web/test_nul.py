@@ -1,4 +1,4 @@
-"""NUL characters (issue 19). PostgreSQL's text and jsonb cannot hold U+0000: a NUL a run makes
+"""NUL characters. PostgreSQL's text and jsonb cannot hold U+0000: a NUL a run makes
 (a process's output, a value set at run time and logged, an error, a drift value, a scope's
 name) is stored as U+2400 (␀), on SQLite too, so the run ends as it would have and keeps its
 log; a NUL in an API body (a run's variables, a schedule's) is refused with a 400 that says

@@ -22,7 +22,7 @@ export interface WireScope {
   started: string;
   ended: string | null;
   /** The highest seq logged when the scope opened: it goes after its parent's lines up to
-   * that seq (servers before issue 12 do not send it). */
+   * that seq (when absent, the viewer places it after the last line it has). */
   after_seq?: number;
 }
 

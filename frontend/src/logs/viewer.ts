@@ -7,7 +7,8 @@
 //   lines by range as they come on screen (the live tail, if any, from the websocket);
 // - the tail is followed until the user scrolls up (the button or End follows it again);
 // - a permalink (#seq-N) opens at its line, its scopes expanded.
-// Hooks for browser tests (ids, classes, data attributes) are those of the issue 12 contract.
+// Hooks for browser tests (ids, classes, data attributes) are those tests/e2e/test_log_viewer.py
+// uses; renaming one breaks it.
 
 import { type Api, ApiError } from "../api/http";
 import { LogApi, type LogIndex, type SearchQuery } from "./api";

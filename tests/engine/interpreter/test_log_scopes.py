@@ -1,5 +1,5 @@
 """Where a log scope sits among its parent's lines: after_seq, the seq logged last before it
-opened (issue 12: a viewer that has a parent's lines and its scopes places each scope by it)."""
+opened (a viewer that has a parent's lines and its scopes places each scope by it)."""
 
 from __future__ import annotations
 

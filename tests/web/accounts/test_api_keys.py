@@ -1,4 +1,4 @@
-"""API keys (issue 20): named knox tokens shown once and stored hashed, expiring, revocable,
+"""API keys: named knox tokens shown once and stored hashed, expiring, revocable,
 their last use and address recorded, an optional narrower role and scope that a key can never
 hold beyond its owner (API and websockets alike), service accounts, and the keys' page."""
 

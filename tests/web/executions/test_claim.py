@@ -1,4 +1,4 @@
-"""The run path's few statements (issue 19, speed): an execution is claimed by one conditional
+"""The run path's few statements, for speed: an execution is claimed by one conditional
 update, exactly once however many workers race for it; a finished execution holds no global lock;
 a websocket viewer who is an active superuser is let in without a trip off the loop."""
 

@@ -1,4 +1,4 @@
-"""The executions list's progress (issue 12): a live status, the duration so far and the counts
+"""The executions list's progress: a live status, the duration so far and the counts
 of lines, warnings and errors, redrawn by frontend/src/executions/list.ts from the list's JSON
 while executions run."""
 

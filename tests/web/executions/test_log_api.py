@@ -1,4 +1,4 @@
-"""The log viewer's API (issue 12): the index, lines by seq, search, and the streamed downloads,
+"""The log viewer's API: the index, lines by seq, search, and the streamed downloads,
 in the API and as the page's links."""
 
 from __future__ import annotations

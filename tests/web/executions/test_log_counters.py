@@ -1,4 +1,4 @@
-"""The counts and the skeleton the log sink keeps with each batch (issue 12): an execution's
+"""The counts and the skeleton the log sink keeps with each batch: an execution's
 lines, warnings and errors, each scope's own, after_seq, and the runs of the log's index."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The log search's time limit (issue 19): a regular expression that backtracks without end, on
+"""The log search's time limit: a regular expression that backtracks without end, on
 one line or over many, stops the search within SEARCH_SECONDS with a 400 in the API's error
 body, on SQLite (matched in Python) and on PostgreSQL (a statement timeout); and the site keeps
 answering other requests meanwhile."""

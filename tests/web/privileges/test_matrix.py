@@ -1,4 +1,4 @@
-"""The privilege matrix (issue 20): each built-in role on each kind of scope (everything, the
+"""The privilege matrix: each built-in role on each kind of scope (everything, the
 environment Testing, the raft alpha), against the API, the pages, the log download and the
 websocket, for objects in Testing and in Production. The expected answers are worked out here
 from the roles' meaning, not read from the product's tables."""
