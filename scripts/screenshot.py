@@ -1,8 +1,8 @@
 """The pictures in docs/images: the README's live log of a deploy to two servers, its script
-editor in both modes (blocks and text) and with a run's live log beside it, and each main page
-of the site, on a fresh embedded site with an operations team's sample data, drawn by Debian's
-Chromium (headless, through Playwright). Pages are 1280x800, the whole page only where what
-matters is further down.
+editor in both modes (blocks and text) and with a run's live log beside it, and the pages
+docs/pages.md shows, on a fresh embedded site with an operations team's sample data, drawn by
+Debian's Chromium (headless, through Playwright). Pages are 1280x800, the whole page only where
+what matters is further down.
 
 Run: .venv/bin/python scripts/screenshot.py [folder, docs/images by default]
 """
@@ -63,21 +63,14 @@ HISTORY = [
 # name, path (made from the sample data), the whole page or the window only
 PAGES = [
     ("dashboard", "/", False),
-    ("executions", "/executions/", False),
     ("execution-drift", "/executions/{drift}/", True),
-    ("rafts", "/rafts/", False),
     ("raft", "/rafts/ops/", False),
     ("raft-item", "/rafts/ops/deploy-web/", True),
     ("raft-diff", "/rafts/ops/deploy-web/-/diff/?old=1&new=2", False),
-    ("servers", "/inventory/servers/", False),
     ("server", "/inventory/servers/db-eu-1/", True),
-    ("roles", "/inventory/roles/", False),
     ("environments", "/inventory/environments/", False),
-    ("credentials", "/inventory/credentials/", False),
-    ("job-templates", "/templates/", False),
     ("job-template-form", "/templates/{template}/edit/", True),
     ("run-form", "/templates/{template}/", False),
-    ("admin", "/admin/", False),
     ("api-docs", "/api/docs/", False),
 ]
 
