@@ -220,7 +220,7 @@ class ServerConfigurationView(APIView):
         )
 
 
-class CheckNowView(APIView):
+class DriftCheckNowView(APIView):
     """POST /api/configuration/check/ {"server"|"role"|"environment": name}: check now."""
 
     permission_classes = [IsAuthenticated, VIEW, CHECK]

@@ -11,7 +11,7 @@ urlpatterns = [
         api.ServerConfigurationView.as_view(),
         name="configuration-server",
     ),
-    path("configuration/check/", api.CheckNowView.as_view(), name="configuration-check"),
+    path("configuration/check/", api.DriftCheckNowView.as_view(), name="configuration-check"),
     path("configuration/plans/", api.PlansView.as_view(), name="configuration-plans"),
     path("configuration/plans/<int:pk>/", api.PlanView.as_view(), name="configuration-plan"),
     path(

@@ -79,7 +79,7 @@ class ServerConfigurationView(ConfigurationPage, TemplateView):
         }
 
 
-class CheckView(ConfigurationPage, TemplateView):
+class DriftCheckView(ConfigurationPage, TemplateView):
     template_name = "configuration/check.html"
 
     def get_context_data(self, **kwargs):
@@ -107,7 +107,7 @@ def servers_seen(user, scope: dict) -> list[Server]:
     ]
 
 
-class CheckNowView(LoginRequiredMixin, PermissionRequiredMixin, View):
+class DriftCheckNowView(LoginRequiredMixin, PermissionRequiredMixin, View):
     """POST server, role or environment: check them now; back to where it was asked."""
 
     permission_required = ("inventory.view_server", "configuration.check_configuration")

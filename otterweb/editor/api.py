@@ -77,7 +77,7 @@ def _script(request) -> str:
     return text
 
 
-class CheckView(ScriptView):
+class DiagnosticsView(ScriptView):
     @extend_schema(request=ScriptInput, responses={200: dict})
     def post(self, request):
         """Every diagnostic of a script (warnings included); 400 when it does not parse."""

@@ -6,7 +6,7 @@ from django.urls import path
 from otterweb.editor import api
 
 urlpatterns = [
-    path("scripts/check/", api.CheckView.as_view(), name="script-check"),
+    path("scripts/check/", api.DiagnosticsView.as_view(), name="script-check"),
     path("scripts/format/", api.FormatView.as_view(), name="script-format"),
     path("scripts/blocks/", api.BlocksView.as_view(), name="script-blocks"),
     path("scripts/unblocks/", api.UnblocksView.as_view(), name="script-unblocks"),

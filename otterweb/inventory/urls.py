@@ -60,7 +60,7 @@ urlpatterns = [
     ),
     path(
         "inventory/servers/<slug:name>/check/",
-        views.ServerCheckView.as_view(),
+        views.ServerReachabilityCheckView.as_view(),
         name="server-check",
     ),
     path(

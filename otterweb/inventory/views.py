@@ -344,7 +344,7 @@ class ServerSshAction(InventoryPage, View):
         return redirect("server-detail", name=server.name)
 
 
-class ServerCheckView(ServerSshAction):
+class ServerReachabilityCheckView(ServerSshAction):
     def act(self, server: Server, data) -> str:
         server = checks.check_server(server)
         if server.reachable:
