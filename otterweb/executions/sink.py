@@ -87,7 +87,7 @@ class DatabaseLogSink:
         self._scopes: dict[int, RunScope] = {}
         # the log's last run as stored (scope id, first seq, last seq, count): the next batch
         # extends it when its first lines are of the same scope. Only the database thread uses it.
-        self._last_run: Run | None = None
+        self._last_run: LogRunRow | None = None
         self._wake = asyncio.Event()
         self._drained = asyncio.Event()
         self._closed = False
@@ -267,12 +267,13 @@ def append_entries(execution_id: int, entries: list[StoredEntry]) -> None:
     )
     with transaction.atomic():
         _insert(execution_id, entries)
-        _store_runs(execution_id, entries, Run(*last) if last else None)
+        _store_runs(execution_id, entries, LogRunRow(*last) if last else None)
         _count(execution_id, entries)
 
 
-class Run(NamedTuple):
-    """A LogRun as the sink remembers the last one."""
+class LogRunRow(NamedTuple):
+    """A LogRun row (a stretch of stored entries in one scope), as the sink builds them and
+    remembers the last one."""
 
     scope_id: int
     first_seq: int
@@ -280,17 +281,17 @@ class Run(NamedTuple):
     count: int
 
 
-def _store_runs(execution_id: int, entries: list[StoredEntry], last: Run | None) -> Run:
+def _store_runs(execution_id: int, entries: list[StoredEntry], last: LogRunRow | None) -> LogRunRow:
     """Extend the log's runs with a batch (in seq order): the last stored run grows when the
     batch starts in its scope, and each change of scope starts a new run. Returns the last.
     Plain SQL, as _insert: the ORM's compiling took longer than the statements (bench/logs.py)."""
-    runs: list[Run] = []
+    runs: list[LogRunRow] = []
     for entry in entries:
         scope_id = entry.scope_id or 0
         if runs and runs[-1].scope_id == scope_id:
             runs[-1] = runs[-1]._replace(last_seq=entry.seq, count=runs[-1].count + 1)
         else:
-            runs.append(Run(scope_id, entry.seq, entry.seq, 1))
+            runs.append(LogRunRow(scope_id, entry.seq, entry.seq, 1))
     table = _table(LogRun)
     with connection.cursor() as cursor:
         if last is not None and last.scope_id == runs[0].scope_id:
