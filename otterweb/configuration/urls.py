@@ -11,8 +11,14 @@ urlpatterns = [
         views.ServerConfigurationView.as_view(),
         name="configuration-server",
     ),
-    path("configuration/checks/<int:pk>/", views.DriftCheckView.as_view(), name="configuration-check"),
-    path("configuration/check-now/", views.DriftCheckNowView.as_view(), name="configuration-check-now"),
+    path(
+        "configuration/checks/<int:pk>/", views.DriftCheckView.as_view(), name="configuration-check"
+    ),
+    path(
+        "configuration/check-now/",
+        views.DriftCheckNowView.as_view(),
+        name="configuration-check-now",
+    ),
     path("configuration/remediate/", views.RemediateView.as_view(), name="configuration-remediate"),
     path("configuration/plans/<int:pk>/", views.PlanView.as_view(), name="configuration-plan"),
     path(
