@@ -70,6 +70,24 @@ class JSONParser(parsers.JSONParser):
         return value
 
 
+class FormParser(parsers.FormParser):
+    """Form bodies, refused (400) when a field or value holds a NUL, as JSON bodies are."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        data = super().parse(stream, media_type, parser_context)
+        refuse_nul({key: data.getlist(key) for key in data})
+        return data
+
+
+class MultiPartParser(parsers.MultiPartParser):
+    """Multipart bodies, refused (400) when a field or value holds a NUL, as JSON bodies are."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        parsed = super().parse(stream, media_type, parser_context)
+        refuse_nul({key: parsed.data.getlist(key) for key in parsed.data})
+        return parsed
+
+
 def refuse_nul(value) -> None:
     """A 400 (ValidationError) naming the place of the first text of ``value`` (a key or a
     value) that holds a NUL character, under its top-level field; nothing when none does.

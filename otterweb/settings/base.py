@@ -356,8 +356,8 @@ REST_FRAMEWORK = {
     # JSON with limits: size, depth, real text, numbers in range (otterweb.api.bodies)
     "DEFAULT_PARSER_CLASSES": [
         "otterweb.api.bodies.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "otterweb.api.bodies.FormParser",
+        "otterweb.api.bodies.MultiPartParser",
     ],
     "DEFAULT_PAGINATION_CLASS": "otterweb.api.queries.Pagination",
     "PAGE_SIZE": 100,

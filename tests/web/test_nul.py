@@ -150,3 +150,31 @@ def test_nul_in_a_schedule_is_refused(admin, web1) -> None:
     answer = admin.post("/api/schedules/", request, content_type="application/json")
     assert answer.status_code == 400, answer.content
     assert answer.json()["errors"]["variables"][0].startswith("variables.V holds a NUL")
+
+
+@pytest.mark.parametrize("encoding", ["form", "multipart"])
+def test_nul_in_a_form_body_is_refused_naming_where(admin, web1, encoding) -> None:
+    """Form and multipart bodies as JSON ones: PostgreSQL could not look a NUL name up."""
+    from otterweb.inventory.models import Credential
+
+    Credential.objects.create(name="deploy", username="ops")
+    body = {"name": "deploy", "environments": ["ok", "bad\x00name"]}
+    if encoding == "form":
+        from urllib.parse import urlencode
+
+        answer = admin.put(
+            "/api/credentials/deploy/",
+            urlencode(body, doseq=True),
+            content_type="application/x-www-form-urlencoded",
+        )
+    else:
+        from django.test.client import MULTIPART_CONTENT, encode_multipart
+
+        answer = admin.put(
+            "/api/credentials/deploy/",
+            encode_multipart("BoUnDaRy", body),
+            content_type=MULTIPART_CONTENT.replace("BoUnDaRyStRiNg", "BoUnDaRy"),
+        )
+    assert answer.status_code == 400, answer.content
+    [message] = answer.json()["errors"]["environments"]
+    assert message.startswith("environments[1] holds a NUL character")
