@@ -9,6 +9,9 @@ class ExecutionsConfig(AppConfig):
     verbose_name = "Jobs and executions"
 
     def ready(self) -> None:
+        from otterweb.executions.places import register_places
+
+        register_places()
         checks.register(distributed_settings, checks.Tags.compatibility)
         # Where the executions made in this process go, chosen once; the processes that run
         # them (`manage.py serve`, Celery workers) start it.

@@ -9,6 +9,9 @@ class InventoryConfig(AppConfig):
         # they import the models: loaded only now
         from otterweb.housekeeping import Round, also_keep_house
         from otterweb.inventory import checks
+        from otterweb.inventory.places import register_places
+
+        register_places()
 
         # every process that keeps house checks the servers due for their periodic check (a
         # round waits for servers that do not answer: on a thread of its own); each server is

@@ -25,7 +25,13 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Model, Q, QuerySet
 
 from otterweb.privileges.models import Grant
-from otterweb.privileges.places import Place, place_of
+from otterweb.privileges.places import Place, lookups_of, place_of
+
+
+def environment_model():
+    """The inventory's Environment, which grants name (privileges import no app's models)."""
+    return Grant.environment.field.related_model
+
 
 # running a script on a server (a configuration check or remediation asks its own permission)
 RUN = "executions.add_execution"
@@ -180,9 +186,7 @@ def _model_permissions(user) -> set[str]:
 
 def _environments_inside() -> dict[int, set[int]]:
     """Each environment's id: it and the ids of every environment inside it."""
-    from otterweb.inventory.models import Environment
-
-    parents = dict(Environment.objects.values_list("pk", "parent_id"))
+    parents = dict(environment_model().objects.values_list("pk", "parent_id"))
     inside: dict[int, set[int]] = {pk: {pk} for pk in parents}
     for pk in parents:
         seen = {pk}
@@ -247,9 +251,9 @@ def visible(user, queryset: QuerySet, permission: str | None = None) -> QuerySet
         return queryset
     if not (held.environments or held.rafts):
         return queryset.none()
-    environments = _sql_environments(model)
-    if environments is not None:
-        return _narrowed(queryset, environments, held, rafts=_sql_raft(model))
+    lookups = lookups_of(model)
+    if lookups is not None:
+        return _narrowed(queryset, *lookups, held)
     candidates = queryset.prefetch_related(*_PREFETCH.get(model._meta.label, ()))
     keep = [obj.pk for obj in candidates if privileges.allows(permission, obj)]
     return queryset.filter(pk__in=keep)
@@ -271,29 +275,15 @@ _PREFETCH = {
 }
 
 
-def _sql_environments(model) -> str | None:
-    from otterweb.executions.models import Execution, Job
-
-    return {Execution: "job__environments", Job: "environments"}.get(model)
-
-
-def _sql_raft(model) -> str | None:
-    from otterweb.executions.models import Execution, Job
-
-    return {Execution: "job__raft", Job: "raft"}.get(model)
-
-
-def _narrowed(queryset: QuerySet, environments: str, held: Held, *, rafts: str | None) -> QuerySet:
-    """Executions and jobs, in the database (their lists are long): those whose environments all
-    lie in the held ones, and those in no environment whose raft is held."""
-    from otterweb.inventory.models import Environment
-
-    outside = Environment.objects.exclude(pk__in=held.environments)
+def _narrowed(queryset: QuerySet, environments: str, rafts: str, held: Held) -> QuerySet:
+    """A long list (executions, jobs) narrowed in the database: what has environments that all
+    lie in the held ones, and what is in no environment and in a held raft."""
+    outside = environment_model().objects.exclude(pk__in=held.environments)
     in_held = Q(**{f"{environments}__in": held.environments}) & ~Q(
         **{f"{environments}__in": outside}
     )
     condition = in_held
-    if rafts and held.rafts:
+    if held.rafts:
         condition |= Q(**{f"{environments}__isnull": True, f"{rafts}__in": held.rafts})
     return queryset.filter(condition).distinct()
 

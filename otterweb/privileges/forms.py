@@ -4,9 +4,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from otterweb.inventory.models import Environment
-from otterweb.privileges.models import Role, Scope
-from otterweb.rafts.models import Raft
+from otterweb.privileges.models import Grant, Role, Scope
 
 
 class GrantForm(forms.Form):
@@ -24,9 +22,11 @@ class GrantForm(forms.Form):
     )
     scope = forms.ChoiceField(choices=Scope.choices, initial=Scope.ENVIRONMENT)
     environment = forms.ModelChoiceField(
-        Environment.objects.all(), required=False, to_field_name="name"
+        Grant.environment.field.related_model.objects.all(), required=False, to_field_name="name"
     )
-    raft = forms.ModelChoiceField(Raft.objects.all(), required=False, to_field_name="name")
+    raft = forms.ModelChoiceField(
+        Grant.raft.field.related_model.objects.all(), required=False, to_field_name="name"
+    )
 
     def clean(self):
         data = super().clean()

@@ -9,8 +9,6 @@ from django.db import models
 from django.db.models import Q
 
 from otterweb.fields import TextField
-from otterweb.inventory.models import Environment
-from otterweb.rafts.models import Raft
 
 
 class Role(models.Model):
@@ -52,10 +50,14 @@ class Grant(models.Model):
         Group, null=True, blank=True, on_delete=models.CASCADE, related_name="grants"
     )
     environment = models.ForeignKey(
-        Environment, null=True, blank=True, on_delete=models.CASCADE, related_name="grants"
+        "inventory.Environment",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="grants",
     )
     raft = models.ForeignKey(
-        Raft, null=True, blank=True, on_delete=models.CASCADE, related_name="grants"
+        "rafts.Raft", null=True, blank=True, on_delete=models.CASCADE, related_name="grants"
     )
     created = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(

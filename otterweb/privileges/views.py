@@ -12,13 +12,11 @@ from django.shortcuts import redirect
 from django.views import View
 from django.views.generic import TemplateView
 
-from otterweb.inventory.models import Environment
 from otterweb.privileges import selectors, services
 from otterweb.privileges.checks import visible
 from otterweb.privileges.forms import GrantForm
 from otterweb.privileges.models import Grant, Role
 from otterweb.privileges.pages import get_visible_or_404
-from otterweb.rafts.models import Raft
 
 
 class GrantListView(LoginRequiredMixin, PermissionRequiredMixin, TemplateView):
@@ -36,10 +34,10 @@ class GrantListView(LoginRequiredMixin, PermissionRequiredMixin, TemplateView):
         ).first()
         viewer = self.request.user
         form = kwargs.pop("form", None) or GrantForm()
-        form.fields["environment"].queryset = visible(
-            viewer, Environment.objects.all(), "privileges.add_grant"
-        )
-        form.fields["raft"].queryset = visible(viewer, Raft.objects.all(), "privileges.add_grant")
+        # where the viewer may grant
+        for scope in ("environment", "raft"):
+            field = form.fields[scope]
+            field.queryset = visible(viewer, field.queryset, "privileges.add_grant")
         return {
             **super().get_context_data(**kwargs),
             "grants": selectors.grants(

@@ -73,21 +73,6 @@ ORDER: tuple[tuple[str, ...], ...] = (
 # the module it imports. The test fails on any other, and on one listed here that is gone.
 NOT_YET: frozenset[tuple[str, str]] = frozenset(
     {
-        # privileges know every model's place, and grant on environments and rafts: each app
-        # should hand its places down (as it hands down its rounds)
-        ("otterweb/privileges/places.py", "otterweb.configuration"),
-        ("otterweb/privileges/places.py", "otterweb.executions"),
-        ("otterweb/privileges/places.py", "otterweb.inventory"),
-        ("otterweb/privileges/places.py", "otterweb.rafts"),
-        ("otterweb/privileges/places.py", "otterweb.schedules"),
-        ("otterweb/privileges/checks.py", "otterweb.executions"),
-        ("otterweb/privileges/checks.py", "otterweb.inventory"),
-        ("otterweb/privileges/models.py", "otterweb.inventory"),
-        ("otterweb/privileges/models.py", "otterweb.rafts"),
-        ("otterweb/privileges/forms.py", "otterweb.inventory"),
-        ("otterweb/privileges/forms.py", "otterweb.rafts"),
-        ("otterweb/privileges/views.py", "otterweb.inventory"),
-        ("otterweb/privileges/views.py", "otterweb.rafts"),
         # API keys narrowed to an environment or a raft
         ("otterweb/accounts/api.py", "otterweb.inventory"),
         ("otterweb/accounts/api.py", "otterweb.rafts"),
