@@ -18,9 +18,7 @@ from rest_framework.views import APIView
 
 from otterweb.accounts import selectors, services, tokens
 from otterweb.accounts.models import ApiKey
-from otterweb.inventory.models import Environment
 from otterweb.privileges.models import Role
-from otterweb.rafts.models import Raft
 
 
 class TokenRequestSerializer(serializers.Serializer):
@@ -148,13 +146,13 @@ class ApiKeyRequestSerializer(serializers.Serializer):
         help_text="A narrower key: only this role's permissions (each held by the owner there).",
     )
     environment = serializers.PrimaryKeyRelatedField(
-        queryset=Environment.objects.all(),
+        queryset=ApiKey.environment.field.related_model.objects.all(),
         required=False,
         allow_null=True,
         help_text="A narrower key: only on this environment and those inside it.",
     )
     raft = serializers.PrimaryKeyRelatedField(
-        queryset=Raft.objects.all(),
+        queryset=ApiKey.raft.field.related_model.objects.all(),
         required=False,
         allow_null=True,
         help_text="A narrower key: only on this raft (not with an environment).",

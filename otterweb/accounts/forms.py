@@ -5,10 +5,9 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
+from otterweb.accounts.models import ApiKey
 from otterweb.accounts.services import LONGEST_DAYS
-from otterweb.inventory.models import Environment
 from otterweb.privileges.models import Role
-from otterweb.rafts.models import Raft
 
 
 class KeyForm(forms.Form):
@@ -27,13 +26,13 @@ class KeyForm(forms.Form):
         "where the key applies).",
     )
     environment = forms.ModelChoiceField(
-        queryset=Environment.objects.all(),
+        queryset=ApiKey.environment.field.related_model.objects.all(),
         required=False,
         empty_label="Everywhere",
         help_text="Only on this environment and those inside it.",
     )
     raft = forms.ModelChoiceField(
-        queryset=Raft.objects.all(),
+        queryset=ApiKey.raft.field.related_model.objects.all(),
         required=False,
         empty_label="Any raft",
         help_text="Only on this raft (not with an environment).",

@@ -73,11 +73,6 @@ ORDER: tuple[tuple[str, ...], ...] = (
 # the module it imports. The test fails on any other, and on one listed here that is gone.
 NOT_YET: frozenset[tuple[str, str]] = frozenset(
     {
-        # API keys narrowed to an environment or a raft
-        ("otterweb/accounts/api.py", "otterweb.inventory"),
-        ("otterweb/accounts/api.py", "otterweb.rafts"),
-        ("otterweb/accounts/forms.py", "otterweb.inventory"),
-        ("otterweb/accounts/forms.py", "otterweb.rafts"),
         # the server check's fields, kept out of the trail
         ("otterweb/audit/registry.py", "otterweb.inventory"),
         # the rights a schedule's or trigger's runs need, asked when its template or item changes
