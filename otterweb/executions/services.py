@@ -4,6 +4,7 @@ otterweb.executions.runner's."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -25,12 +26,21 @@ from otterweb.parse_errors import parse_failure
 from otterweb.privileges.checks import RUN, may
 from otterweb.rafts import services as rafts
 from otterweb.rafts.models import RaftItem
-from otterweb.schedules.owners import check_template_change
 
 NO_TARGETS = (
     "Choose servers or roles to run on, or target servers in the script with a "
     "“for server …” or “for role …” block."
 )
+
+# what must hold before a job template changes, from the apps that run templates (schedules:
+# the rights their runs need); each takes template and user and raises ValidationError
+TEMPLATE_CHANGE_CHECKS: list[Callable[..., None]] = []
+
+
+def check_template_change(*, template: JobTemplate, user) -> None:
+    """Raise ValidationError when ``user`` may not save ``template`` as it is now."""
+    for check in TEMPLATE_CHANGE_CHECKS:
+        check(template=template, user=user)
 
 
 @transaction.atomic

@@ -10,7 +10,6 @@ from otterweb.executions.models import Mode
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.rafts import services
 from otterweb.rafts.models import Raft, RaftItem
-from otterweb.schedules.owners import check_item_change
 
 
 def add_errors(form: forms.Form, error: ValidationError) -> None:
@@ -153,7 +152,9 @@ class RaftItemAdminForm(forms.ModelForm):
                 add_errors(self, error)
         if self.instance.pk and "content" in data and not self.errors:
             try:  # the rights that the runs of its schedules and triggers need
-                check_item_change(item=self.instance, content=data["content"], user=self.user)
+                services.check_item_change(
+                    item=self.instance, content=data["content"], user=self.user
+                )
             except ValidationError as error:
                 add_errors(self, error)
         return data

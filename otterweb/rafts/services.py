@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import unicodedata
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -14,11 +15,20 @@ from engine import OtterSyntaxError, format_script, parse
 from otterweb.parse_errors import parse_failure
 from otterweb.rafts import selectors
 from otterweb.rafts.models import Raft, RaftItem, RaftItemDraft, RaftItemVersion
-from otterweb.schedules.owners import check_item_change
 
 # The segment that separates an item's name from the page it is on in the raft URLs
 # (/rafts/main/deploy/-/edit/): no raft and no segment of an item's name may be it.
 RESERVED_SEGMENT = "-"
+
+# what must hold before an item's content changes, from the apps that run items (schedules:
+# the rights their runs need); each takes item, content and user and raises ValidationError
+ITEM_CHANGE_CHECKS: list[Callable[..., None]] = []
+
+
+def check_item_change(*, item: RaftItem, content: str, user) -> None:
+    """Raise ValidationError when ``user`` may not give ``item`` this ``content``."""
+    for check in ITEM_CHANGE_CHECKS:
+        check(item=item, content=content, user=user)
 
 
 def check_raft_name(*, name: str) -> None:

@@ -75,10 +75,6 @@ NOT_YET: frozenset[tuple[str, str]] = frozenset(
     {
         # the server check's fields, kept out of the trail
         ("otterweb/audit/registry.py", "otterweb.inventory"),
-        # the rights a schedule's or trigger's runs need, asked when its template or item changes
-        ("otterweb/executions/services.py", "otterweb.schedules"),
-        ("otterweb/rafts/services.py", "otterweb.schedules"),
-        ("otterweb/rafts/forms.py", "otterweb.schedules"),
         # the item page runs what it shows and lists the templates that run it
         ("otterweb/rafts/forms.py", "otterweb.executions"),
         ("otterweb/rafts/forms.py", "otterweb.inventory"),
