@@ -27,12 +27,18 @@ class TextField(models.TextField):
 
 
 def text_choices(
-    enum: type[StrEnum], labels: dict[Any, str] | None = None, *, module: str
+    enum: type[StrEnum],
+    labels: dict[Any, str] | None = None,
+    *,
+    module: str,
+    qualname: str | None = None,
 ) -> type[models.TextChoices]:
     """Django choices for ``enum``, a str enum defined once (in the engine): the same members,
     names and values. With ``labels``, each member has its label from it, in the order it gives
     them, and it names every member and nothing else; without, the members keep the enum's order
-    and their values, capitalised, are their labels."""
+    and their values, capitalised, are their labels. ``module`` and ``qualname`` (for choices
+    made inside a class: ``Execution.RunState``) say where they are found again when a member
+    is pickled (worker processes send them to the server)."""
     if labels is None:
         labels = {member: member.value.capitalize() for member in enum}
     elif set(labels) != set(enum):
@@ -44,4 +50,5 @@ def text_choices(
         enum.__name__,
         [(member.name, (member.value, labels[member])) for member in labels],
         module=module,
+        qualname=qualname or enum.__name__,
     )

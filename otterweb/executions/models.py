@@ -244,7 +244,7 @@ class Job(models.Model):
 
 
 class Execution(models.Model):
-    RunState = text_choices(engine.RunState, module=__name__)
+    RunState = text_choices(engine.RunState, module=__name__, qualname="Execution.RunState")
 
     class Status(models.TextChoices):
         NORMAL = "normal", "Normal"

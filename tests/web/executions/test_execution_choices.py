@@ -58,3 +58,25 @@ def test_log_entry_level_choices_are_the_engine_levels_as_stored() -> None:
         (20, "warning"),
         (30, "error"),
     ]
+
+
+@pytest.mark.parametrize("member", [*models.Mode, *Execution.RunState])
+def test_choices_members_survive_pickling(member) -> None:
+    """Worker processes send them to the server in events (a pipe pickles them)."""
+    import pickle
+
+    assert pickle.loads(pickle.dumps(member)) is member
+
+
+def test_status_event_of_an_execution_pickles(db) -> None:
+    import pickle
+
+    from otterweb.executions.events import status_event
+    from otterweb.executions.services import create_job
+    from otterweb.inventory.models import Server
+
+    Server.objects.create(name="here")
+    execution = create_job(script="Log-Information x;", servers=["here"])
+    execution.start(worker="w")
+    event = status_event(execution)
+    assert pickle.loads(pickle.dumps(event)) == event
