@@ -224,7 +224,9 @@ def test_log_viewer_search_keeps_up_while_lines_arrive(site: Site):
         open_log(page, site, execution_id)
         page.fill("#log-search", NEEDLE)
         totals = []
+        deadline = time.monotonic() + 120  # the run lasts 10 s: a run that fails is no hang
         while connection(page) != "complete":
+            assert time.monotonic() < deadline, f"the log never completed: {connection(page)}"
             total = match_total(page)
             if total is not None and (not totals or totals[-1] != total):
                 totals.append(total)
