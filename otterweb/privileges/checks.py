@@ -3,7 +3,7 @@ what one may see (``visible``).
 
 Permissions are Django's (``app.codename``). A user holds one:
 - as a superuser, everywhere;
-- through Django's own user and group permissions, everywhere (as before roles existed);
+- through Django's own user and group permissions, everywhere;
 - through a grant of a role holding it (to the user, or to a group the user is in), on the
   grant's scope: everything, an environment and those inside it, or a raft
   (otterweb.privileges.places says which objects a scope covers).
