@@ -18,11 +18,12 @@ from django.db.models import Q
 from django.utils import timezone
 
 from otterweb.fields import TextField
+from otterweb.privileges.models import OnScope
 
 UNNAMED = "(unnamed)"
 
 
-class ApiKey(models.Model):
+class ApiKey(OnScope, models.Model):
     class State(models.TextChoices):
         ACTIVE = "active", "Active"
         EXPIRED = "expired", "Expired"
@@ -112,14 +113,6 @@ class ApiKey(models.Model):
     @property
     def narrower(self) -> bool:
         return bool(self.role_id or self.environment_id or self.raft_id)
-
-    @property
-    def scope_label(self) -> str:
-        if self.environment_id:
-            return f"environment {self.environment}"
-        if self.raft_id:
-            return f"raft {self.raft}"
-        return "everything"
 
     @property
     def privilege_label(self) -> str:

@@ -103,11 +103,9 @@ def create_job(
         script_version=version,
         targets=[s.name for s in targets],
         variables=variables,
+        raft_id=raft_item.raft_id if raft_item is not None else None,
     )
     job.environments.set({e.pk for server in targets for e in server.environments.all()})
-    if raft_item is not None:
-        job.raft_id = raft_item.raft_id
-        job.save(update_fields=["raft"])
     execution = Execution.objects.create(job=job, mode=mode, simulate=simulate)
     audit.run_started(execution=execution)
     transaction.on_commit(partial(dispatch.current().dispatch, execution.pk))

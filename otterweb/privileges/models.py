@@ -34,7 +34,19 @@ class Scope(models.TextChoices):
     RAFT = "raft", "A raft"
 
 
-class Grant(models.Model):
+class OnScope:
+    """For a model with ``environment`` and ``raft`` (at most one set): where it applies."""
+
+    @property
+    def scope_label(self) -> str:
+        if self.environment_id:
+            return f"environment {self.environment}"
+        if self.raft_id:
+            return f"raft {self.raft}"
+        return "everything"
+
+
+class Grant(OnScope, models.Model):
     """``role`` held by ``user`` or ``group`` on everything (no environment nor raft), on
     ``environment`` and the environments inside it, or on ``raft``."""
 
@@ -90,19 +102,3 @@ class Grant(models.Model):
     @property
     def principal(self):
         return self.user if self.user_id else self.group
-
-    @property
-    def scope(self) -> Scope:
-        if self.environment_id:
-            return Scope.ENVIRONMENT
-        if self.raft_id:
-            return Scope.RAFT
-        return Scope.EVERYTHING
-
-    @property
-    def scope_label(self) -> str:
-        if self.environment_id:
-            return f"environment {self.environment}"
-        if self.raft_id:
-            return f"raft {self.raft}"
-        return "everything"
