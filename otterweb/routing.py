@@ -1,7 +1,7 @@
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import path, re_path
 
-from otterweb.executions.consumers import NOT_FOUND, ExecutionLogConsumer
+from otterweb.execution_logs.consumers import NOT_FOUND, ExecutionLogConsumer
 
 
 class UnknownPath(AsyncWebsocketConsumer):

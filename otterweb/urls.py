@@ -29,6 +29,7 @@ if settings.OTTERWEB_OIDC_ISSUER:  # OpenID Connect single sign-on (docs/logins.
 urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
     path("", include("otterweb.executions.urls")),
+    path("", include("otterweb.execution_logs.urls")),
     path("", include("otterweb.rafts.urls")),
     path("", include("otterweb.inventory.urls")),
     path("", include("otterweb.configuration.urls")),

@@ -20,6 +20,7 @@ APPS = (
     "otterweb.inventory",
     "otterweb.rafts",
     "otterweb.executions",
+    "otterweb.execution_logs",
     "otterweb.audit",
 )
 

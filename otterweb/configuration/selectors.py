@@ -21,7 +21,8 @@ from engine import (
     parse,
 )
 from otterweb.configuration.models import Check, ConfigurationRun, DriftItem, ServerState, State
-from otterweb.executions.models import Execution, LogEntry, LogScope
+from otterweb.execution_logs.models import LogEntry, LogScope
+from otterweb.executions.models import Execution
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.inventory.selectors import (
     RoleCycle,
@@ -267,7 +268,9 @@ def server_statuses(*, execution: Execution) -> dict[str, str]:
     """How the run went on each of its target servers that it finished: the status of the
     server's log scope, once closed (a run cancelled or lost midway left some open)."""
     targets = set(execution.job.targets)
-    scopes = LogScope.objects.filter(execution=execution, name__in=targets, ended__isnull=False)
+    scopes = LogScope.objects.filter(
+        execution_id=execution.pk, name__in=targets, ended__isnull=False
+    )
     return {scope.name: scope.status for scope in scopes}
 
 
@@ -275,7 +278,7 @@ def server_error(*, execution: Execution, server: Server) -> str:
     """The first error logged in the server's scope (or those in it), for a check's record."""
     children: dict[int | None, list[int]] = defaultdict(list)
     inside: list[int] = []
-    for scope, parent, name in LogScope.objects.filter(execution=execution).values_list(
+    for scope, parent, name in LogScope.objects.filter(execution_id=execution.pk).values_list(
         "scope_id", "parent_id", "name"
     ):
         children[parent].append(scope)
@@ -284,7 +287,9 @@ def server_error(*, execution: Execution, server: Server) -> str:
     for scope in inside:  # grows as it goes: every scope below the server's
         inside.extend(children[scope])
     entry = (
-        LogEntry.objects.filter(execution=execution, scope_id__in=inside, level__gte=Level.ERROR)
+        LogEntry.objects.filter(
+            execution_id=execution.pk, scope_id__in=inside, level__gte=Level.ERROR
+        )
         .order_by("seq")
         .values_list("message", flat=True)
         .first()

@@ -5,6 +5,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from otterweb.admin import RecordInline
+from otterweb.execution_logs.models import LogEntry
 from otterweb.executions import services
 from otterweb.executions.models import (
     Execution,
@@ -101,7 +102,7 @@ class ExecutionAdmin(admin.ModelAdmin):
 
     @admin.display(description="Log")
     def log(self, execution: Execution) -> str:
-        lines = execution.log_entries.count()
+        lines = LogEntry.objects.filter(execution_id=execution.pk).count()
         return format_html(
             '{} line{} · <a href="{}">open the log</a>',
             f"{lines:,}",

@@ -1,29 +1,17 @@
-"""Jobs and executions API: start an execution, follow it, read its log, cancel it."""
+"""Jobs and executions API: start an execution, follow it, cancel it (its log:
+otterweb.execution_logs.api)."""
 
 from __future__ import annotations
 
-import json
-
 from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import mixins, renderers, serializers, status, viewsets
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from otterweb.api.permissions import WritesWithinPrivileges, view_and
-from otterweb.api.queries import number_parameter, whole_number
-from otterweb.executions import log_queries, selectors, services
-from otterweb.executions.events import LEVEL_NAMES
-from otterweb.executions.models import (
-    Execution,
-    Job,
-    JobTemplate,
-    JobTemplatePrompt,
-    LogEntry,
-    Mode,
-)
-from otterweb.executions.views import download_response
+from otterweb.executions import services
+from otterweb.executions.models import Execution, Job, JobTemplate, JobTemplatePrompt, Mode
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.rafts.models import RaftItem
 
@@ -217,17 +205,6 @@ class StartExecutionSerializer(serializers.Serializer):
         return data
 
 
-class LogEntrySerializer(serializers.ModelSerializer):
-    level = serializers.SerializerMethodField()
-
-    class Meta:
-        model = LogEntry
-        fields = ["seq", "scope_id", "level", "message", "line", "time"]
-
-    def get_level(self, entry: LogEntry) -> str:
-        return LEVEL_NAMES.get(entry.level, str(entry.level))
-
-
 class LaunchSerializer(serializers.Serializer):
     variables = serializers.DictField(
         required=False, default=dict, help_text="Values for the template's prompts."
@@ -238,37 +215,6 @@ class LaunchSerializer(serializers.Serializer):
     simulate = serializers.BooleanField(
         required=False, default=None, allow_null=True, help_text="The template's unless given."
     )
-
-
-class PlainTextRenderer(renderers.BaseRenderer):
-    """?format=text of a log download (the log itself is streamed; this renders its errors)."""
-
-    media_type = "text/plain"
-    format = "text"
-    charset = "utf-8"
-
-    def render(self, data, accepted_media_type=None, renderer_context=None):
-        return json.dumps(data)
-
-
-class JsonLinesRenderer(PlainTextRenderer):
-    media_type = "application/jsonl"
-    format = "jsonl"
-
-
-def _flag(params, name: str) -> bool:
-    value = params.get(name, "0").lower()
-    if value not in ("0", "1", "true", "false", ""):
-        raise serializers.ValidationError({name: [f"0 or 1, not {value[:40]!r}"]})
-    return value in ("1", "true")
-
-
-SEQ = "a whole number (a seq)"
-LOG_INDEX_HELP = (
-    "The log's skeleton for a viewer: the execution's state and counts, every scope (with "
-    "after_seq and its own counts) and the runs: [scope_id or 0, first_seq, last_seq, count] "
-    "for each stretch of lines of one scope, in seq order."
-)
 
 
 class JobTemplateViewSet(WritesWithinPrivileges, viewsets.ModelViewSet):
@@ -321,124 +267,6 @@ class ExecutionViewSet(
             variables=dict(data["variables"]),
         )
         return Response(ExecutionSerializer(execution).data, status=status.HTTP_201_CREATED)
-
-    @extend_schema(
-        parameters=[number_parameter("after", "Only entries after this seq.")],
-        responses=LogEntrySerializer(many=True),
-    )
-    # a plain list (at most 1,000 entries, then ask again ?after=), never a page
-    @action(detail=True, methods=["get"], pagination_class=None)
-    def logs(self, request, pk=None):
-        """The stored log entries after ?after=<seq>, in order (at most 1,000 at a time)."""
-        execution = self.get_object()
-        after = (
-            whole_number(
-                request.query_params, "after", what="a whole number (the last seq you have)"
-            )
-            or 0
-        )
-        entries = selectors.log_entries_after(execution_id=execution.pk, seq=after)
-        return Response(LogEntrySerializer(entries, many=True).data)
-
-    def perform_content_negotiation(self, request, force=False):
-        # a download's ?format= names the log's format: an unknown one is a 400 that says so
-        # (log_download), not DRF's 404 for a format it has no renderer for
-        return super().perform_content_negotiation(
-            request, force=force or self.action == "log_download"
-        )
-
-    @extend_schema(description=LOG_INDEX_HELP, responses=OpenApiTypes.OBJECT)
-    @action(detail=True, methods=["get"], url_path="log/index")
-    def log_index(self, request, pk=None):
-        """The log's index: scopes, counts and runs of lines (no line itself)."""
-        execution = self.get_object()
-        return Response(log_queries.log_index(execution_id=execution.pk))
-
-    @extend_schema(
-        parameters=[
-            number_parameter("after", "Lines after this seq (default 0)."),
-            number_parameter("until", "Lines up to this seq, included."),
-            number_parameter(
-                "limit",
-                "At most (default 1,000, up to 10,000).",
-                minimum=1,
-                maximum=log_queries.LINES_MAX,
-            ),
-        ],
-        responses=OpenApiTypes.OBJECT,
-    )
-    @action(detail=True, methods=["get"], url_path="log/lines")
-    def log_lines(self, request, pk=None):
-        """{"entries": [...], "next": seq or null}: lines in seq order, their messages whole."""
-        execution = self.get_object()
-        params = request.query_params
-        return Response(
-            log_queries.log_lines(
-                execution_id=execution.pk,
-                after=whole_number(params, "after", what=SEQ) or 0,
-                until=whole_number(params, "until", what=SEQ),
-                limit=whole_number(params, "limit", what="a whole number of lines"),
-            )
-        )
-
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("q", str, description="The text, or a regular expression."),
-            OpenApiParameter("regex", bool, description="q is a regular expression (0 or 1)."),
-            OpenApiParameter("case", bool, description="Case-sensitive (0 or 1)."),
-            OpenApiParameter(
-                "levels", str, description="Only these levels: debug,info,warning,error."
-            ),
-            number_parameter("scope", "Only in this scope and those inside.", minimum=1),
-            number_parameter("after", "Matches after this seq (default 0)."),
-            number_parameter(
-                "limit",
-                "At most (default 500, up to 5,000).",
-                minimum=1,
-                maximum=log_queries.SEARCH_MAX,
-            ),
-        ],
-        responses=OpenApiTypes.OBJECT,
-    )
-    @action(detail=True, methods=["get"], url_path="log/search")
-    def log_search(self, request, pk=None):
-        """{"total": N, "seqs": [...], "next": seq or null}: the matching lines' seqs, in order,
-        and how many match in the whole log."""
-        execution = self.get_object()
-        params = request.query_params
-        search = log_queries.Search(
-            text=params.get("q", ""),
-            regex=_flag(params, "regex"),
-            case=_flag(params, "case"),
-            levels=log_queries.parse_levels(params.get("levels")),
-            scope=whole_number(params, "scope", what="a scope's id", minimum=1),
-        )
-        return Response(
-            log_queries.search_log(
-                execution_id=execution.pk,
-                search=search,
-                after=whole_number(params, "after", what=SEQ) or 0,
-                limit=whole_number(params, "limit", what="a whole number of matches"),
-            )
-        )
-
-    @extend_schema(
-        parameters=[OpenApiParameter("format", str, enum=["text", "jsonl"], default="text")],
-        responses={200: OpenApiResponse(OpenApiTypes.STR, description="The whole log, streamed.")},
-    )
-    @action(
-        detail=True,
-        methods=["get"],
-        url_path="log/download",
-        renderer_classes=[renderers.JSONRenderer, PlainTextRenderer, JsonLinesRenderer],
-    )
-    def log_download(self, request, pk=None):
-        """The whole log as text or JSON lines (an attachment), streamed from the database."""
-        execution = self.get_object()
-        download = log_queries.LogDownload(
-            execution_id=execution.pk, format=request.query_params.get("format") or "text"
-        )
-        return download_response(download, request._request)
 
     @extend_schema(request=None, responses={202: ExecutionSerializer})
     @action(detail=True, methods=["post"], permission_classes=[CANCEL_EXECUTIONS])

@@ -1,5 +1,5 @@
-"""API routes of the executions app, under /api/: job templates, jobs and executions (with
-their logs)."""
+"""API routes of the executions app, under /api/: job templates, jobs and executions (their
+logs' routes: otterweb.execution_logs.api_urls)."""
 
 from rest_framework.routers import SimpleRouter
 

@@ -9,13 +9,34 @@ class ExecutionsConfig(AppConfig):
     verbose_name = "Jobs and executions"
 
     def ready(self) -> None:
+        from django.db.models.signals import post_delete
+
+        from otterweb.execution_logs import hooks as logs
+        from otterweb.executions import selectors
+        from otterweb.executions.models import Execution
         from otterweb.executions.places import register_places
 
         register_places()
+        # the logs (otterweb.execution_logs) know executions by id alone: who may see one, its
+        # state and its counts come from here, and a deleted execution takes its log along
+        logs.register(
+            may_view=selectors.may_view_executions,
+            find=selectors.visible_execution,
+            count=Execution.count_log,
+        )
+        post_delete.connect(
+            _delete_log, sender=Execution, dispatch_uid="otterweb.executions.execution_log"
+        )
         checks.register(distributed_settings, checks.Tags.compatibility)
         # Where the executions made in this process go, chosen once; the processes that run
         # them (`manage.py serve`, Celery workers) start it.
         self.dispatcher = dispatcher_from_settings()
+
+
+def _delete_log(sender, instance, **kwargs) -> None:
+    from otterweb.execution_logs.services import delete_log
+
+    delete_log(execution_id=instance.pk)
 
 
 def dispatcher_from_settings():

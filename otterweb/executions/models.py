@@ -1,4 +1,4 @@
-"""Job templates, jobs, executions, and their logs."""
+"""Job templates, jobs and executions (their logs: otterweb.execution_logs)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from decimal import Decimal, InvalidOperation
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
-from django.db import models
+from django.db import connection, models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
 import engine
-from engine import Level
+from otterweb.execution_logs.sink import without_nul, without_nuls
 from otterweb.executions.signals import execution_finished
 from otterweb.fields import TextField, text_choices
 from otterweb.inventory.models import Environment, Role, Server
@@ -286,6 +286,16 @@ class Execution(models.Model):
     def __str__(self) -> str:
         return f"Execution {self.pk} of {self.job}"
 
+    def save(self, *args, **kwargs) -> None:
+        """Saved with its error and drift as a database can store them: a run's own values (from
+        finish, or the reaper's) may hold a NUL, which PostgreSQL's text and jsonb cannot."""
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or "error" in update_fields:
+            self.error = without_nul(self.error or "")
+        if update_fields is None or "drift" in update_fields:
+            self.drift = without_nuls(self.drift)
+        super().save(*args, **kwargs)
+
     # ---- lifecycle
 
     @classmethod
@@ -338,6 +348,21 @@ class Execution(models.Model):
             GlobalLock.objects.filter(execution_id=self.pk).delete()
         execution_finished.send(sender=Execution, execution=self)
 
+    @classmethod
+    def count_log(
+        cls, execution_id: int, *, last_seq: int, lines: int, warnings: int, errors: int
+    ) -> None:
+        """Add a batch the log sink stored to the execution's counts (in the sink's transaction,
+        on its thread): so lists and the log's index never count rows. Plain SQL, as the sink's
+        own: the ORM's compiling took longer than the statement (bench/logs.py)."""
+        table = connection.ops.quote_name(cls._meta.db_table)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} SET last_seq = %s, log_lines = log_lines + %s,"
+                " log_warnings = log_warnings + %s, log_errors = log_errors + %s WHERE id = %s",
+                [last_seq, lines, warnings, errors, execution_id],
+            )
+
     @property
     def outcome(self) -> str:
         """What happened, in one word for lists and badges: the run state until it ends, then
@@ -362,87 +387,6 @@ class Execution(models.Model):
         if self.started is None:
             return None
         return ((self.ended or timezone.now()) - self.started).total_seconds()
-
-
-class LogScope(models.Model):
-    execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="scopes")
-    scope_id = models.PositiveIntegerField()
-    parent_id = models.PositiveIntegerField(null=True, blank=True)
-    name = models.CharField(max_length=500)
-    line = models.PositiveIntegerField(null=True, blank=True)
-    started = models.DateTimeField()
-    ended = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(
-        max_length=10, choices=Execution.Status.choices, default=Execution.Status.NORMAL
-    )
-    after_seq = models.PositiveIntegerField(
-        default=0,
-        help_text="The seq logged last before the scope opened (0: none): the scope comes after "
-        "its parent's own lines up to it.",
-    )
-    # the scope's own entries (not its nested scopes'), counted by the log sink
-    lines = models.PositiveIntegerField(default=0)
-    warnings = models.PositiveIntegerField(default=0)
-    errors = models.PositiveIntegerField(default=0)
-
-    class Meta:
-        ordering = ["execution", "scope_id"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["execution", "scope_id"], name="log_scope_unique_in_execution"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.name} (execution {self.execution_id}, scope {self.scope_id})"
-
-
-class LogEntry(models.Model):
-    execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="log_entries")
-    seq = models.PositiveIntegerField()
-    scope_id = models.PositiveIntegerField(null=True, blank=True)
-    level = models.PositiveSmallIntegerField(
-        choices=[(level.value, level.label) for level in Level]
-    )
-    message = models.TextField()
-    line = models.PositiveIntegerField(null=True, blank=True)
-    time = models.DateTimeField()
-
-    class Meta:
-        ordering = ["execution", "seq"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["execution", "seq"], name="log_entry_seq_unique_in_execution"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"execution {self.execution_id} #{self.seq}"
-
-
-class LogRun(models.Model):
-    """A stretch of an execution's stored log entries, in seq order, that all belong to one
-    scope: the log's skeleton, which a viewer draws before it fetches any line. The log sink
-    extends the last run or adds one with each batch. The entries of a run are those stored
-    with first_seq <= seq <= last_seq (fewer than last_seq - first_seq + 1 where lines were
-    dropped at the log's size limit)."""
-
-    execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="log_runs")
-    scope_id = models.PositiveIntegerField(help_text="0: the top level, outside every scope.")
-    first_seq = models.PositiveIntegerField()
-    last_seq = models.PositiveIntegerField()
-    count = models.PositiveIntegerField(help_text="Entries stored in the run.")
-
-    class Meta:
-        ordering = ["execution", "first_seq"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["execution", "first_seq"], name="log_run_unique_in_execution"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"Execution {self.execution_id}, scope {self.scope_id}: {self.first_seq}-{self.last_seq}"
 
 
 class GlobalLock(models.Model):

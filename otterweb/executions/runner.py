@@ -18,13 +18,14 @@ from django.db import close_old_connections, transaction
 from django.utils import timezone
 
 from engine import Level, ScriptRun, parse
+from otterweb.execution_logs.publish import publish_batch, publish_complete, publish_status
+from otterweb.execution_logs.selectors import last_stored_seq
+from otterweb.execution_logs.sink import DatabaseLogSink, StoredEntry, append_entries
 from otterweb.executions import local_runs
 from otterweb.executions.host import DjangoHost
 from otterweb.executions.local_runs import may_run_locally, remove_work_folder, work_folder
 from otterweb.executions.locks import lock_provider
-from otterweb.executions.models import Execution, LogEntry
-from otterweb.executions.publish import publish_batch, publish_complete, publish_status
-from otterweb.executions.sink import DatabaseLogSink, StoredEntry, append_entries
+from otterweb.executions.models import Execution
 
 logger = logging.getLogger(__name__)
 
@@ -267,13 +268,7 @@ def reap_lost_executions(*, lost_after: timedelta | None = None) -> list[int]:
 
 def close_execution(execution: Execution, message: str, *, status: str) -> None:
     """End an execution that no worker runs: ``message`` as its last log line (an error)."""
-    last = (
-        LogEntry.objects.filter(execution=execution)
-        .order_by("-seq")
-        .values_list("seq", flat=True)
-        .first()
-        or 0
-    )
+    last = last_stored_seq(execution_id=execution.pk)
     line = StoredEntry(
         seq=last + 1,
         scope_id=None,

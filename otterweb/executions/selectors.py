@@ -1,4 +1,4 @@
-"""Reading executions: the list's filters, the dashboard, an execution's log, and where a run
+"""Reading executions: who may see them, the list's filters, the dashboard, and where a run
 would go."""
 
 from __future__ import annotations
@@ -10,11 +10,25 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from otterweb.executions.models import Execution, Job, LogEntry, Mode
+from otterweb.executions.models import Execution, Job, Mode
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.inventory.selectors import servers_for
-from otterweb.privileges.checks import visible
+from otterweb.privileges.checks import may, visible
 from otterweb.rafts.models import Raft
+
+VIEW = "executions.view_execution"
+
+
+def may_view_executions(*, user) -> bool:
+    """Whether ``user`` may see executions anywhere (an active superuser: without the database)."""
+    return user.has_perm(VIEW)
+
+
+def visible_execution(*, execution_id: int, user) -> Execution | None:
+    """The execution ``execution_id``, when there is one that ``user`` may see."""
+    execution = Execution.objects.filter(pk=execution_id).first()
+    return execution if execution is not None and may(user, VIEW, execution) else None
+
 
 # ---- outcomes
 
@@ -120,18 +134,6 @@ def counts(*, user=None) -> Counts:
         rafts=visible(user, Raft.objects.all()).count(),
         executions=visible(user, Execution.objects.all()).count(),
     )
-
-
-# ---- an execution's log
-
-LOG_PAGE = 1000
-
-
-def log_entries_after(*, execution_id: int, seq: int) -> list[LogEntry]:
-    """The execution's stored log entries after ``seq``, in order, at most LOG_PAGE of them:
-    what the API and the websocket send a client that has every entry up to ``seq``."""
-    entries = LogEntry.objects.filter(execution_id=execution_id, seq__gt=seq).order_by("seq")
-    return list(entries[:LOG_PAGE])
 
 
 # ---- where a run would go

@@ -8,16 +8,6 @@ urlpatterns = [
     path(
         "executions/<int:pk>/cancel/", views.ExecutionCancelView.as_view(), name="execution-cancel"
     ),
-    path(
-        "executions/<int:pk>/log.txt",
-        views.ExecutionLogDownloadView.as_view(format="text"),
-        name="execution-log-text",
-    ),
-    path(
-        "executions/<int:pk>/log.jsonl",
-        views.ExecutionLogDownloadView.as_view(format="jsonl"),
-        name="execution-log-jsonl",
-    ),
     path("executions/activity/", views.ExecutionActivityView.as_view(), name="execution-activity"),
     path("targets/preview/", views.TargetPreviewView.as_view(), name="target-preview"),
     path("templates/", template_views.JobTemplateListView.as_view(), name="template-list"),

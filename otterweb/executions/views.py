@@ -1,5 +1,6 @@
 """Executions pages: the list (filtered, paged), one execution with its live log and drift,
-cancel. (Job template pages are in template_views.)"""
+cancel. (Job template pages are in template_views; the log's downloads are
+otterweb.execution_logs'.)"""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ from datetime import datetime, timedelta
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import ValidationError
-from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
+from django.http import JsonResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -23,7 +23,6 @@ from django.views.generic import DetailView, ListView
 
 from otterweb.api.error_body import error_response, validation_errors
 from otterweb.executions import selectors, services
-from otterweb.executions.log_queries import LogDownload
 from otterweb.executions.models import Execution
 from otterweb.privileges.checks import visible
 from otterweb.privileges.pages import VisibleObjectMixin, get_visible_or_404
@@ -107,31 +106,6 @@ class ExecutionCancelView(LoginRequiredMixin, PermissionRequiredMixin, View):
         services.request_cancel(execution=execution)
         messages.info(request, "Asked the worker to stop the execution.")
         return redirect("execution-detail", pk=pk)
-
-
-class ExecutionLogDownloadView(LoginRequiredMixin, PermissionRequiredMixin, View):
-    """GET /executions/<pk>/log.txt or log.jsonl: the whole log, as the API's download."""
-
-    permission_required = "executions.view_execution"
-    format = "text"
-
-    def get(self, request, pk: int):
-        execution = get_visible_or_404(request.user, Execution, pk=pk)
-        return download_response(
-            LogDownload(execution_id=execution.pk, format=self.format), request
-        )
-
-
-def download_response(download: LogDownload, request: HttpRequest) -> StreamingHttpResponse:
-    """The log streamed as an attachment. Under ASGI the response gets an async iterator: Django
-    would read a synchronous one whole into memory before sending it."""
-    asynchronous = isinstance(request, ASGIRequest)
-    response = StreamingHttpResponse(
-        download.chunks() if asynchronous else iter(download), content_type=download.content_type
-    )
-    response["Content-Disposition"] = f'attachment; filename="{download.filename}"'
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
 
 
 def format_duration(seconds: float | None) -> str:

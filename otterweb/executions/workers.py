@@ -38,7 +38,8 @@ from django.db import close_old_connections, connections
 from django.db.models import Q
 from django.utils import timezone
 
-from otterweb.executions import publish, runner
+from otterweb.execution_logs import publish
+from otterweb.executions import runner
 from otterweb.executions.dispatch import Dispatcher
 from otterweb.executions.models import Execution
 

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "otterweb.accounts",
     "otterweb.inventory",
     "otterweb.rafts",
+    "otterweb.execution_logs",
     "otterweb.executions",
     "otterweb.configuration",
     "otterweb.schedules",

@@ -201,7 +201,7 @@ def store(lines: int, scopes: int, *, seed: int = 12, gaps: bool = False, batch=
     from datetime import UTC, datetime
 
     from engine import Level, LogRecord, RunScope
-    from otterweb.executions import sink as sinks
+    from otterweb.execution_logs import sink as sinks
     from otterweb.executions.models import Execution, Job
 
     # a few large batches instead of thousands of small ones (the sink's own pacing constants),

@@ -83,7 +83,7 @@ REFUSED = {
     "executions.Execution.run_state": "a choice",
     "executions.Execution.status": "a choice",
     "executions.Execution.mode": "a choice",
-    "executions.LogScope.status": "a choice",
+    "execution_logs.LogScope.status": "a choice",
     "configuration.RemediationPlan.status": "a choice",
     "configuration.ConfigurationRun.purpose": "a choice",
     "configuration.Check.state": "a choice",

@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
+from otterweb.execution_logs.frame_cache import frame_cache
 from otterweb.inventory.models import Server
 
 
@@ -25,6 +26,15 @@ def close_stray_connections(django_db_setup, django_db_blocker):
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
+
+
+@pytest.fixture(autouse=True)
+def no_cached_frames():
+    """Each test's executions start with no log frame cached (a flushed test database gives
+    their ids out again)."""
+    frame_cache.clear()
+    yield
+    frame_cache.clear()
 
 
 @pytest.fixture

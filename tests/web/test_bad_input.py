@@ -13,7 +13,8 @@ from rest_framework.test import APIClient
 
 from otterweb.api.queries import Pagination
 from otterweb.asgi import application
-from otterweb.executions.models import Execution, JobTemplate, LogEntry
+from otterweb.execution_logs.models import LogEntry
+from otterweb.executions.models import Execution, JobTemplate
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
 from otterweb.inventory.models import Server, Variable
@@ -32,7 +33,7 @@ def admin():
 
 def messages(execution) -> list[str]:
     return list(
-        LogEntry.objects.filter(execution=execution)
+        LogEntry.objects.filter(execution_id=execution.pk)
         .order_by("seq")
         .values_list("message", flat=True)
     )
@@ -327,7 +328,9 @@ def test_log_past_its_volume_limit_ends_a_normal_run_with_a_warning(settings) ->
 def test_logs_api_answers_a_long_log_in_pages(admin) -> None:
     execution = create_job(script="Log-Information x;", servers=["here"])
     LogEntry.objects.bulk_create(
-        LogEntry(execution=execution, seq=seq, level=10, message=f"line {seq}", time=timezone.now())
+        LogEntry(
+            execution_id=execution.pk, seq=seq, level=10, message=f"line {seq}", time=timezone.now()
+        )
         for seq in range(1, 2501)
     )
     first = admin.get(f"/api/executions/{execution.pk}/logs/").json()

@@ -7,15 +7,17 @@ The order, from the bottom:
   folder, the housekeeper's rounds, the API's error body and its base classes);
 - privileges, which every app asks (``may``, ``visible``);
 - accounts (users, groups, API keys, logins), then the audit trail, which every write tells;
-- the apps, each above the ones whose models it points at: rafts, inventory (a role's
-  configuration is a raft item), executions (a job runs a raft item on inventory's servers),
+- the apps, each above the ones whose models it points at: the execution logs (they name an
+  execution by its id alone), rafts, inventory (a role's configuration is a raft item),
+  executions (a job runs a raft item on inventory's servers; its log is the execution logs'),
   schedules (they start job templates), configuration (its checks are executions, its routine
   checks schedules), the editor (it reads rafts, inventory and the engine host);
 - the wiring above them all: settings, URLs, ASGI and websocket routing, Celery, the home page,
   the project's commands.
 
-An app adds what the ones below it must run (a round of the housekeeper, what a schedule of its
-kind starts) from its AppConfig.ready, as a callable it hands down."""
+An app adds what the ones below it must run or know (a round of the housekeeper, what a schedule
+of its kind starts, who may see an execution's log) from its AppConfig.ready, as a callable it
+hands down."""
 
 from __future__ import annotations
 
@@ -46,6 +48,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("otterweb.privileges", "otterweb.api.permissions"),
     ("otterweb.accounts", "otterweb.api.throttles"),
     ("otterweb.audit",),
+    ("otterweb.execution_logs",),
     ("otterweb.rafts",),
     ("otterweb.inventory",),
     ("otterweb.executions",),

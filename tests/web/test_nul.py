@@ -10,10 +10,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from otterweb.executions.models import Execution, Job, LogEntry, LogScope
+from otterweb.execution_logs.models import LogEntry, LogScope
+from otterweb.execution_logs.sink import without_nul, without_nuls
+from otterweb.executions.models import Execution, Job
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
-from otterweb.executions.sink import without_nul, without_nuls
 from otterweb.inventory.models import Server
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -41,7 +42,7 @@ def ran(script: str, mode: str = "execute") -> Execution:
 
 
 def messages(execution: Execution) -> list[str]:
-    entries = LogEntry.objects.filter(execution=execution).order_by("seq")
+    entries = LogEntry.objects.filter(execution_id=execution.pk).order_by("seq")
     return list(entries.values_list("message", flat=True))
 
 
@@ -78,7 +79,7 @@ def test_nul_in_a_drift_value_is_stored_as_a_symbol(web1, tmp_path) -> None:
 
 def test_nul_in_a_scope_name_is_stored_as_a_symbol(web1, tmp_path) -> None:
     execution = ran(NUL_VALUE + f"Ensure-File {tmp_path}/$x (Text: y);")
-    names = list(LogScope.objects.filter(execution=execution).values_list("name", flat=True))
+    names = list(LogScope.objects.filter(execution_id=execution.pk).values_list("name", flat=True))
     assert f"Ensure-File {tmp_path}/a␀b" in names
     # the file system refuses the name too: the run says so, and its log is whole
     assert execution.status == "error" and "embedded null byte" in execution.error

@@ -199,11 +199,11 @@ def test_template_run_needs_the_run_permission(client_with, deploy_template) -> 
 def test_admin_shows_records_inline_read_only(admin_client, item) -> None:
     from django.utils import timezone
 
-    from otterweb.executions.models import LogEntry
+    from otterweb.execution_logs.models import LogEntry
 
     execution = create_job(script="Log-Information x;", name="nightly", servers=["here"])
     LogEntry.objects.create(
-        execution=execution, seq=1, level=10, message="hello", time=timezone.now()
+        execution_id=execution.pk, seq=1, level=10, message="hello", time=timezone.now()
     )
     pages = {
         ("executions", "status"): reverse("admin:executions_job_change", args=[execution.job.pk]),

@@ -7,7 +7,8 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from otterweb.accounts import tokens
-from otterweb.executions.models import Execution, LogEntry
+from otterweb.execution_logs.models import LogEntry
+from otterweb.executions.models import Execution
 from otterweb.executions.runner import run_execution
 from otterweb.inventory.models import Credential, Environment, Server
 

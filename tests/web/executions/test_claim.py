@@ -1,17 +1,15 @@
 """The run path's few statements, for speed: an execution is claimed by one conditional
-update, exactly once however many workers race for it; a finished execution holds no global lock;
-a websocket viewer who is an active superuser is let in without a trip off the loop."""
+update, exactly once however many workers race for it; a finished execution holds no global
+lock."""
 
 from __future__ import annotations
 
 import threading
 
 import pytest
-from asgiref.sync import async_to_sync
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from otterweb.executions.consumers import may_view
 from otterweb.executions.models import Execution, GlobalLock
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
@@ -63,16 +61,3 @@ def test_execution_finish_frees_a_global_lock_left_behind(here) -> None:
     assert list(GlobalLock.objects.values_list("token", flat=True)) == ["others"]
     run_execution(other.pk, worker="test")
     assert not GlobalLock.objects.exists()
-
-
-def test_may_view_answers_as_has_perm_and_superusers_need_no_query(
-    user_with, django_user_model, django_assert_num_queries
-) -> None:
-    root = django_user_model.objects.create_superuser("root")
-    with django_assert_num_queries(0):
-        assert async_to_sync(may_view)(root)
-    gone = django_user_model.objects.create_superuser("gone", is_active=False)
-    assert not async_to_sync(may_view)(gone)
-    assert async_to_sync(may_view)(user_with("executions.view_execution"))
-    assert not async_to_sync(may_view)(user_with())
-    assert not async_to_sync(may_view)(None)

@@ -8,7 +8,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from engine.interpreter import Mode, RunState, Status
 from otterweb.executions import models
-from otterweb.executions.models import Execution, LogEntry
+from otterweb.executions.models import Execution
 from otterweb.fields import text_choices
 
 
@@ -50,16 +50,6 @@ def test_execution_status_choices_are_the_engine_statuses_and_cancelled() -> Non
     assert set(Execution.Status.values) == {status.label for status in Status} | {"cancelled"}
 
 
-def test_log_entry_level_choices_are_the_engine_levels_as_stored() -> None:
-    # built from the engine's Level: a change there is a change of what is stored
-    assert LogEntry._meta.get_field("level").choices == [
-        (0, "debug"),
-        (10, "information"),
-        (20, "warning"),
-        (30, "error"),
-    ]
-
-
 @pytest.mark.parametrize("member", [*models.Mode, *Execution.RunState])
 def test_choices_members_survive_pickling(member) -> None:
     """Worker processes send them to the server in events (a pipe pickles them)."""
@@ -71,7 +61,7 @@ def test_choices_members_survive_pickling(member) -> None:
 def test_status_event_of_an_execution_pickles(db) -> None:
     import pickle
 
-    from otterweb.executions.events import status_event
+    from otterweb.execution_logs.events import status_event
     from otterweb.executions.services import create_job
     from otterweb.inventory.models import Server
 

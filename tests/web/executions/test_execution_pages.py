@@ -13,8 +13,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from otterweb.accounts import tokens
-from otterweb.executions.events import status_message
-from otterweb.executions.models import Execution, LogEntry
+from otterweb.execution_logs.events import status_message
+from otterweb.execution_logs.models import LogEntry
+from otterweb.executions.models import Execution
 from otterweb.executions.services import NO_TARGETS, create_job, request_cancel
 from otterweb.inventory.models import Environment, Role, Server
 
@@ -304,7 +305,9 @@ def test_execution_admin_change_page_links_to_the_log_without_its_rows(
     execution = create_job(script="Log-Information x;", servers=["web1"])
     now = timezone.now()
     LogEntry.objects.bulk_create(
-        LogEntry(execution=execution, seq=seq, level=10, message=f"line number {seq}", time=now)
+        LogEntry(
+            execution_id=execution.pk, seq=seq, level=10, message=f"line number {seq}", time=now
+        )
         for seq in range(1, 3001)
     )
     url = reverse("admin:executions_execution_change", args=[execution.pk])

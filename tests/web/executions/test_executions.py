@@ -11,8 +11,9 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from engine import MAX_NESTING
+from otterweb.execution_logs.models import LogEntry, LogRun, LogScope
 from otterweb.executions import runner
-from otterweb.executions.models import Execution, LogEntry, LogScope
+from otterweb.executions.models import Execution
 from otterweb.executions.runner import reap_lost_executions, run_execution
 from otterweb.executions.services import create_job, request_cancel
 from otterweb.inventory import services as inventory
@@ -35,7 +36,7 @@ def servers():
 
 
 def entries(execution: Execution) -> list[LogEntry]:
-    return list(LogEntry.objects.filter(execution=execution).order_by("seq"))
+    return list(LogEntry.objects.filter(execution_id=execution.pk).order_by("seq"))
 
 
 def test_create_job_validates_script_servers_and_mode(servers) -> None:
@@ -71,7 +72,7 @@ def test_run_execution_stores_every_line_in_order_and_finishes(servers) -> None:
         "three",
     ]
     assert execution.last_seq == 3 and execution.started and execution.ended
-    scope = LogScope.objects.get(execution=execution, name="Greeting")
+    scope = LogScope.objects.get(execution_id=execution.pk, name="Greeting")
     assert (scope.name, scope.status, scope.ended is not None) == ("Greeting", "warning", True)
     assert stored[0].scope_id == scope.scope_id
 
@@ -79,7 +80,7 @@ def test_run_execution_stores_every_line_in_order_and_finishes(servers) -> None:
 def test_run_execution_on_targets_gives_each_server_its_scope(servers) -> None:
     execution = create_job(script="Log-Information on $ServerName;", servers=["web1", "web2"])
     run_execution(execution.pk, worker="test")
-    scopes = {s.scope_id: s.name for s in LogScope.objects.filter(execution=execution)}
+    scopes = {s.scope_id: s.name for s in LogScope.objects.filter(execution_id=execution.pk)}
     by_server = {scopes[e.scope_id]: e.message for e in entries(execution)}
     assert by_server == {"web1": "on web1", "web2": "on web2"}
 
@@ -209,7 +210,7 @@ def test_reaper_closes_executions_whose_worker_stopped_and_keeps_their_lines(ser
     )
     for seq in (1, 2):
         LogEntry.objects.create(
-            execution=execution, seq=seq, level=10, message=f"line {seq}", time=timezone.now()
+            execution_id=execution.pk, seq=seq, level=10, message=f"line {seq}", time=timezone.now()
         )
     fresh = create_job(script="Log-Information y;", servers=["web1"])
     Execution.objects.filter(pk=fresh.pk).update(run_state="executing", heartbeat=timezone.now())
@@ -220,6 +221,26 @@ def test_reaper_closes_executions_whose_worker_stopped_and_keeps_their_lines(ser
     assert [e.seq for e in stored] == [1, 2, 3]
     assert stored[-1].message.startswith("The worker host:123 stopped responding")
     assert Execution.objects.get(pk=fresh.pk).run_state == "executing"
+
+
+def log_rows(execution: Execution) -> list[int]:
+    """How many entries, scopes and runs the execution's log holds."""
+    return [
+        model.objects.filter(execution_id=execution.pk).count()
+        for model in (LogEntry, LogScope, LogRun)
+    ]
+
+
+def test_execution_delete_deletes_its_log_and_no_other(servers) -> None:
+    made = [create_job(script="Log-Information x;", servers=["web1"]) for _ in range(3)]
+    for execution in made:
+        run_execution(execution.pk, worker="test")
+    deleted, by_job, kept = made
+    assert all(count > 0 for count in log_rows(deleted))
+    deleted.delete()
+    by_job.job.delete()  # its executions go with it
+    assert log_rows(deleted) == log_rows(by_job) == [0, 0, 0]
+    assert all(count > 0 for count in log_rows(kept))
 
 
 def test_distributed_settings_check_warns_about_redis_without_postgresql() -> None:

@@ -24,8 +24,9 @@ from django.db import connection
 from django.urls import reverse
 
 from otterweb.accounts import first_admin
+from otterweb.execution_logs.models import LogEntry
 from otterweb.executions.local_runs import INSTANCE, MARKER, instance
-from otterweb.executions.models import Execution, LogEntry
+from otterweb.executions.models import Execution
 from otterweb.executions.runner import kill_orphans, run_execution
 from otterweb.executions.services import create_job
 from otterweb.inventory.models import Server
@@ -107,7 +108,7 @@ def run(script: str, requested_by) -> tuple[Execution, str]:
     execution = create_job(script=script, servers=["here"], requested_by=requested_by)
     run_execution(execution.pk, worker="test")
     execution.refresh_from_db()
-    lines = LogEntry.objects.filter(execution=execution).order_by("seq")
+    lines = LogEntry.objects.filter(execution_id=execution.pk).order_by("seq")
     return execution, "\n".join(line.message for line in lines)
 
 

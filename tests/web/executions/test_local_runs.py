@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ValidationError
 
+from otterweb.execution_logs.models import LogEntry
 from otterweb.executions.local_runs import MARKER, process_recorder
-from otterweb.executions.models import Execution, LogEntry
+from otterweb.executions.models import Execution
 from otterweb.executions.runner import kill_orphans, run_execution
 from otterweb.executions.services import create_job
 from otterweb.inventory.models import Server
@@ -34,7 +35,7 @@ def run(script: str, **job) -> tuple[Execution, str]:
     execution = create_job(script=script, **{"servers": ["here"], **job})
     run_execution(execution.pk, worker="test")
     execution.refresh_from_db()
-    lines = LogEntry.objects.filter(execution=execution).order_by("seq")
+    lines = LogEntry.objects.filter(execution_id=execution.pk).order_by("seq")
     return execution, "\n".join(line.message for line in lines)
 
 

@@ -10,9 +10,10 @@ import uuid
 
 import pytest
 
+from otterweb.execution_logs.models import LogEntry
 from otterweb.executions import runner
 from otterweb.executions.locks import RedisLocks, take
-from otterweb.executions.models import Execution, GlobalLock, LogEntry
+from otterweb.executions.models import Execution, GlobalLock
 from otterweb.executions.runner import reap_lost_executions
 from otterweb.executions.services import create_job
 
@@ -43,7 +44,7 @@ def test_database_locks_serialize_executions_on_two_workers() -> None:
     for execution in (first, second):
         execution.refresh_from_db()
         assert execution.status == Execution.Status.NORMAL, execution.error
-        times = {e.message: e.time for e in LogEntry.objects.filter(execution=execution)}
+        times = {e.message: e.time for e in LogEntry.objects.filter(execution_id=execution.pk)}
         spans.append((times["start"], times["end"]))
     (_, first_end), (second_start, _) = sorted(spans)
     assert first_end <= second_start

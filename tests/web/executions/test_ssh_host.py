@@ -9,7 +9,8 @@ import pwd
 import pytest
 
 from engine import fingerprint
-from otterweb.executions.models import Execution, LogEntry
+from otterweb.execution_logs.models import LogEntry, LogScope
+from otterweb.executions.models import Execution
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
 from otterweb.inventory import services
@@ -31,7 +32,7 @@ def run(script: str, servers: list[str]) -> tuple[Execution, list[str]]:
     run_execution(execution.pk, worker="test")
     execution.refresh_from_db()
     messages = list(
-        LogEntry.objects.filter(execution=execution)
+        LogEntry.objects.filter(execution_id=execution.pk)
         .order_by("seq")
         .values_list("message", flat=True)
     )
@@ -51,7 +52,7 @@ def test_ssh_job_runs_on_each_server_with_its_scope_named(sshd, ssh_key) -> None
     for test_server in sshd.servers:
         # relative paths and commands start in the login folder
         assert f"on {test_server.name} as {sshd.user} in {login_folder}" in messages
-    scopes = set(execution.scopes.values_list("name", flat=True))
+    scopes = set(LogScope.objects.filter(execution_id=execution.pk).values_list("name", flat=True))
     assert {s.name for s in sshd.servers} <= scopes
     _, read = run("SHExec cat web-ssh2.txt;", ["ssh2"])
     assert "made on ssh2" in read

@@ -21,7 +21,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from otterweb import secrets
-from otterweb.executions.models import Execution, LogEntry, LogScope
+from otterweb.execution_logs.models import LogEntry, LogScope
+from otterweb.executions.models import Execution
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
 from otterweb.inventory import services as inventory
@@ -92,7 +93,7 @@ def run(script: str, **targets) -> Execution:
 
 def messages(execution: Execution) -> list[str]:
     return list(
-        LogEntry.objects.filter(execution=execution)
+        LogEntry.objects.filter(execution_id=execution.pk)
         .order_by("seq")
         .values_list("message", flat=True)
     )

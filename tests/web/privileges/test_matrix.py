@@ -19,7 +19,7 @@ from otterweb.inventory.models import Environment, Server
 from otterweb.privileges import services
 from otterweb.privileges.models import Role
 from otterweb.rafts.models import Raft, RaftItem
-from tests.web.executions.sockets import communicator
+from tests.web.execution_logs.sockets import communicator
 
 ROLES = ["Viewer", "Operator", "Editor", "Administrator"]
 SCOPES = ["everything", "Testing", "alpha"]

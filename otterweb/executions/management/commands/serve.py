@@ -14,7 +14,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from otterweb.accounts import first_admin
-from otterweb.executions import dispatch, publish
+from otterweb.execution_logs import publish
+from otterweb.executions import dispatch
 
 logger = logging.getLogger("otterweb.serve")
 

@@ -15,12 +15,13 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from engine import Level, LogRecord, RunScope
-from otterweb.executions import log_queries
-from otterweb.executions.events import scope_message
-from otterweb.executions.models import Execution, Job, LogEntry, LogScope
+from otterweb.execution_logs import selectors
+from otterweb.execution_logs.events import scope_message
+from otterweb.execution_logs.models import LogEntry, LogScope
+from otterweb.execution_logs.sink import DatabaseLogSink
+from otterweb.executions.models import Execution, Job
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
-from otterweb.executions.sink import DatabaseLogSink
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -147,7 +148,7 @@ def test_log_index_of_a_real_run_covers_every_stored_line(viewer, here) -> None:
 
 
 def test_scope_messages_of_the_websocket_carry_after_seq(logged) -> None:
-    message = scope_message(list(LogScope.objects.filter(execution=logged)))
+    message = scope_message(list(LogScope.objects.filter(execution_id=logged.pk)))
     assert [s["after_seq"] for s in message["scopes"]] == [1, 3, 4, 7]
 
 
@@ -242,16 +243,20 @@ def test_log_search_that_runs_too_long_is_stopped_with_a_400(viewer, monkeypatch
     now = timezone.now()
     LogEntry.objects.bulk_create(
         LogEntry(
-            execution=execution, seq=seq, level=INFO, message=f"line {seq} of the log", time=now
+            execution_id=execution.pk,
+            seq=seq,
+            level=INFO,
+            message=f"line {seq} of the log",
+            time=now,
         )
         for seq in range(1, 30_001)
     )
     Execution.objects.filter(pk=execution.pk).update(last_seq=30_000)
-    monkeypatch.setattr(log_queries, "SEARCH_SECONDS", 0.001)
+    monkeypatch.setattr(selectors, "SEARCH_SECONDS", 0.001)
     stopped = viewer.get(url(execution, "search", q=r"\d{9}", regex=1))
     assert stopped.status_code == 400
     assert "took longer than 0.001 s" in stopped.json()["errors"]["q"][0]
-    monkeypatch.setattr(log_queries, "SEARCH_SECONDS", 60.0)  # the connection is still fine
+    monkeypatch.setattr(selectors, "SEARCH_SECONDS", 60.0)  # the connection is still fine
     assert search(viewer, execution, q="line 29999 ")["seqs"] == [29_999]
 
 
@@ -267,18 +272,18 @@ def test_log_search_in_a_scope_includes_the_scopes_inside_it(viewer, logged, mon
     assert search(viewer, logged, scope=2)["seqs"] == [4, 5, 7]
     assert search(viewer, logged, scope=1, q="checksum")["seqs"] == [5]
     assert search(viewer, logged, scope=3)["seqs"] == [5]
-    monkeypatch.setattr(log_queries, "SCOPES_AS_PARAMETERS", 1)  # the ids as one JSON value
+    monkeypatch.setattr(selectors, "SCOPES_AS_PARAMETERS", 1)  # the ids as one JSON value
     assert search(viewer, logged, scope=1)["seqs"] == [2, 3, 4, 5, 7]
     response = viewer.get(url(logged, "search", scope=99))
     assert response.status_code == 400 and "no scope 99" in response.json()["errors"]["scope"][0]
 
 
 def test_log_search_narrows_a_regular_expression_by_its_plain_text() -> None:
-    assert log_queries._literal(r"checksum\s+mismatch") == "checksum"
-    assert log_queries._literal(r"deploy(ed)? to web\d+") == " to web"
-    assert log_queries._literal("abc|defgh") is None  # either branch may match
-    assert log_queries._literal("a.b.c") is None
-    assert log_queries._literal("ab") is None
+    assert selectors._literal(r"checksum\s+mismatch") == "checksum"
+    assert selectors._literal(r"deploy(ed)? to web\d+") == " to web"
+    assert selectors._literal("abc|defgh") is None  # either branch may match
+    assert selectors._literal("a.b.c") is None
+    assert selectors._literal("ab") is None
 
 
 # ---- permissions
@@ -312,7 +317,7 @@ def expected_text() -> str:
 def test_log_download_streams_the_stored_log_as_text_a_page_at_a_time(
     viewer, logged, monkeypatch
 ) -> None:
-    monkeypatch.setattr(log_queries, "DOWNLOAD_PAGE", 3)
+    monkeypatch.setattr(selectors, "DOWNLOAD_PAGE", 3)
     response = viewer.get(url(logged, "download", format="text"))
     assert response.status_code == 200 and response.streaming
     # the log is read as it is sent: a query for the scopes' paths, then one a page
@@ -354,7 +359,7 @@ def test_log_download_links_of_the_page_give_the_same_files(viewer, logged) -> N
 def test_log_download_under_asgi_streams_an_async_iterator(viewer, logged, monkeypatch) -> None:
     """Django reads a synchronous iterator whole before sending it under ASGI: the download
     gives an asynchronous one there."""
-    monkeypatch.setattr(log_queries, "DOWNLOAD_PAGE", 3)
+    monkeypatch.setattr(selectors, "DOWNLOAD_PAGE", 3)
     client = AsyncClient()
     client.cookies = viewer.cookies
 

@@ -17,13 +17,14 @@ from django.utils import timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from otterweb.executions import publish
-from otterweb.executions.events import batch_event, group_name
-from otterweb.executions.frame_cache import CachedFrame, FrameCache, frame_cache, read_page
-from otterweb.executions.models import Execution, LogEntry
+from otterweb.execution_logs import publish
+from otterweb.execution_logs.events import batch_event, group_name
+from otterweb.execution_logs.frame_cache import CachedFrame, FrameCache, frame_cache, read_page
+from otterweb.execution_logs.models import LogEntry
+from otterweb.executions.models import Execution
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
-from tests.web.executions.sockets import communicator
+from tests.web.execution_logs.sockets import communicator
 
 
 def frame(after: int, through: int, text: str = "x", scope: int = 0) -> CachedFrame:
@@ -147,7 +148,7 @@ def stored(execution, seqs, scope_id=None) -> list[LogEntry]:
     """Entries stored as the sink stores them: the execution's last_seq follows."""
     entries = LogEntry.objects.bulk_create(
         LogEntry(
-            execution=execution,
+            execution_id=execution.pk,
             seq=seq,
             scope_id=scope_id,
             level=20,

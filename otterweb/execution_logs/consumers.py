@@ -9,7 +9,9 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from otterweb.executions.events import (
+from engine import RunState
+from otterweb.execution_logs import hooks
+from otterweb.execution_logs.events import (
     BatchEvent,
     CompleteEvent,
     LogMessage,
@@ -23,12 +25,11 @@ from otterweb.executions.events import (
     scope_message,
     status_message,
 )
-from otterweb.executions.frame_cache import CachedFrame, frame_cache
-from otterweb.executions.models import Execution, LogScope
-from otterweb.privileges.checks import may
+from otterweb.execution_logs.frame_cache import CachedFrame, frame_cache
+from otterweb.execution_logs.hooks import ExecutionState
+from otterweb.execution_logs.models import LogScope
 
 FORBIDDEN = 4403
-VIEW = "executions.view_execution"
 NOT_FOUND = 4404
 
 
@@ -40,15 +41,14 @@ def off_the_loop(function):
 
 
 async def may_view(user) -> bool:
-    """Whether ``user`` may watch executions (some: which one is checked with the execution):
-    ``user.has_perm``, which answers an active
-    superuser without the database (here, on the loop); anyone else's permissions are read off
-    the loop."""
+    """Whether ``user`` may watch executions (some: which one is checked with the execution),
+    as the executions app says (hooks.may_view): an active superuser is answered without the
+    database (here, on the loop); anyone else's permissions are read off the loop."""
     if user is None or not user.is_authenticated:
         return False
     if user.is_active and user.is_superuser:
-        return user.has_perm(VIEW)
-    return await off_the_loop(user.has_perm)(VIEW)
+        return hooks.may_view(user)
+    return await off_the_loop(hooks.may_view)(user)
 
 
 class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
@@ -94,18 +94,18 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
         if getattr(self, "group", None):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
-    def _state(self) -> tuple[Execution | None, list[LogScope]]:
+    def _state(self) -> tuple[ExecutionState | None, list[LogScope]]:
         """The execution and its scopes; None when there is none the user may see."""
-        execution = Execution.objects.filter(pk=self.execution_id).first()
-        if execution is None or not may(self.scope["user"], VIEW, execution):
+        execution = hooks.find(self.execution_id, self.scope["user"])
+        if execution is None:
             return None, []
         return execution, list(LogScope.objects.filter(execution_id=self.execution_id))
 
-    async def send_backlog(self, execution: Execution, scopes: list[LogScope]) -> None:
+    async def send_backlog(self, execution: ExecutionState, scopes: list[LogScope]) -> None:
         """Everything stored when ``execution`` was read: up to its ``last_seq``."""
         await self.send_json(status_message(execution))
         await self.send_scopes(scopes)
-        running = execution.run_state != Execution.RunState.COMPLETED
+        running = execution.run_state != RunState.COMPLETED
         # A finished execution's pages are shared by concurrent viewers, not kept.
         await self.send_stored(until=execution.last_seq, keep=running)
         if not running:

@@ -18,8 +18,9 @@ from django.db import connection
 from django.utils import timezone
 
 from engine import Level
-from otterweb.executions import log_queries
-from otterweb.executions.models import Execution, Job, LogEntry
+from otterweb.execution_logs import selectors
+from otterweb.execution_logs.models import LogEntry
+from otterweb.executions.models import Execution, Job
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -52,7 +53,7 @@ class Took:
 
 @pytest.fixture
 def limit(monkeypatch):
-    monkeypatch.setattr(log_queries, "SEARCH_SECONDS", LIMIT)
+    monkeypatch.setattr(selectors, "SEARCH_SECONDS", LIMIT)
     return LIMIT
 
 
@@ -65,7 +66,9 @@ def logged(*messages: str) -> Execution:
     execution = Execution.objects.create(job=Job.objects.create(name="slow", script="x"))
     now = timezone.now()
     LogEntry.objects.bulk_create(
-        LogEntry(execution=execution, seq=seq, level=Level.INFORMATION, message=text, time=now)
+        LogEntry(
+            execution_id=execution.pk, seq=seq, level=Level.INFORMATION, message=text, time=now
+        )
         for seq, text in enumerate(messages, start=1)
     )
     Execution.objects.filter(pk=execution.pk).update(last_seq=len(messages))

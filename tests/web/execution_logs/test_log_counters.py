@@ -4,17 +4,16 @@ lines, warnings and errors, each scope's own, after_seq, and the runs of the log
 from __future__ import annotations
 
 import asyncio
-import importlib
 import itertools
 
 import pytest
-from django.apps import apps
 
 from engine import Level, LogRecord, RunScope
-from otterweb.executions.models import Execution, LogEntry, LogRun, LogScope
+from otterweb.execution_logs.models import LogEntry, LogRun, LogScope
+from otterweb.execution_logs.sink import DatabaseLogSink
+from otterweb.executions.models import Execution
 from otterweb.executions.runner import close_execution, run_execution
 from otterweb.executions.services import create_job
-from otterweb.executions.sink import DatabaseLogSink
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +33,7 @@ Log-Information top two;"""
 
 def runs(execution: Execution) -> list[tuple[int, int, int, int]]:
     return list(
-        LogRun.objects.filter(execution=execution)
+        LogRun.objects.filter(execution_id=execution.pk)
         .order_by("first_seq")
         .values_list("scope_id", "first_seq", "last_seq", "count")
     )
@@ -43,13 +42,13 @@ def runs(execution: Execution) -> list[tuple[int, int, int, int]]:
 def counted(execution: Execution) -> dict[int, tuple[int, int, int]]:
     return {
         s.scope_id: (s.lines, s.warnings, s.errors)
-        for s in LogScope.objects.filter(execution=execution)
+        for s in LogScope.objects.filter(execution_id=execution.pk)
     }
 
 
 def recounted(execution: Execution):
     """The runs and counts worked out from the stored rows, the slow way."""
-    entries = list(LogEntry.objects.filter(execution=execution).order_by("seq"))
+    entries = list(LogEntry.objects.filter(execution_id=execution.pk).order_by("seq"))
     expected_runs = []
     for scope_id, group in itertools.groupby(entries, key=lambda e: e.scope_id or 0):
         seqs = [e.seq for e in group]
@@ -59,7 +58,7 @@ def recounted(execution: Execution):
             sum(1 for e in entries if e.scope_id == s.scope_id and test(e.level))
             for test in (lambda level: True, lambda level: level == 20, lambda level: level == 30)
         )
-        for s in LogScope.objects.filter(execution=execution)
+        for s in LogScope.objects.filter(execution_id=execution.pk)
     }
     total = (
         len(entries),
@@ -74,7 +73,7 @@ def test_sink_counts_lines_warnings_and_errors_of_the_execution_and_each_scope(h
     run_execution(execution.pk, worker="test")
     execution.refresh_from_db()
     assert (execution.log_lines, execution.log_warnings, execution.log_errors) == (6, 1, 1)
-    scopes = {s.name: s for s in LogScope.objects.filter(execution=execution)}
+    scopes = {s.name: s for s in LogScope.objects.filter(execution_id=execution.pk)}
     servers, server, outer, inner = (scopes[n] for n in ("Servers", "here", "Outer", "Inner"))
     assert counted(execution) == {
         servers.scope_id: (0, 0, 0),
@@ -155,34 +154,9 @@ def test_sink_extends_the_last_run_when_the_next_batch_goes_on_in_its_scope(here
     execution.refresh_from_db()
     assert runs(execution) == [(0, 1, 2, 2), (1, 3, 5, 2), (0, 6, 6, 1)]
     assert counted(execution) == {1: (2, 1, 1)}
-    assert LogScope.objects.get(execution=execution).after_seq == 2
+    assert LogScope.objects.get(execution_id=execution.pk).after_seq == 2
     counts = (execution.log_lines, execution.log_warnings, execution.log_errors)
     assert (counts, execution.last_seq) == ((5, 1, 1), 6)
-
-
-def test_migration_counts_logs_stored_before_the_sink_counted_them(here) -> None:
-    execution = create_job(script=NESTED, servers=["here"])
-    run_execution(execution.pk, worker="test")
-    execution.refresh_from_db()
-    made = (runs(execution), counted(execution), execution.log_lines, execution.log_warnings)
-    after = dict(LogScope.objects.filter(execution=execution).values_list("scope_id", "after_seq"))
-    # forget what the sink kept, as a log stored before migration 0009 has nothing of it
-    LogRun.objects.filter(execution=execution).delete()
-    LogScope.objects.filter(execution=execution).update(after_seq=0, lines=0, warnings=0, errors=0)
-    Execution.objects.filter(pk=execution.pk).update(log_lines=0, log_warnings=0, log_errors=0)
-    migration = importlib.import_module("otterweb.executions.migrations.0009_log_counts_and_runs")
-    migration.count_stored_logs(apps, None)
-    execution.refresh_from_db()
-    assert (
-        runs(execution),
-        counted(execution),
-        execution.log_lines,
-        execution.log_warnings,
-    ) == made
-    assert (
-        dict(LogScope.objects.filter(execution=execution).values_list("scope_id", "after_seq"))
-        == after
-    )
 
 
 def test_closing_line_of_an_execution_the_server_closes_is_counted_and_in_the_runs(here) -> None:

@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 
 from channels.db import database_sync_to_async
 
-from otterweb.executions.events import LogFrame, log_frames
-from otterweb.executions.selectors import LOG_PAGE, log_entries_after
+from otterweb.execution_logs.events import LogFrame, log_frames
+from otterweb.execution_logs.selectors import LOG_PAGE, log_entries_after
 
 EXECUTION_BYTES = 16 * 1024 * 1024  # about 120,000 lines of a hundred characters
 TOTAL_BYTES = 128 * 1024 * 1024

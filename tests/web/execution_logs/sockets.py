@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from channels.testing import WebsocketCommunicator
 
-from otterweb.executions.consumers import ExecutionLogConsumer
+from otterweb.execution_logs.consumers import ExecutionLogConsumer
 
 
 def communicator(execution_id: int, user, after: int | None = None) -> WebsocketCommunicator:

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Literal, TypedDict
 
 from engine import Level
-from otterweb.executions.models import Execution, LogEntry, LogScope
-from otterweb.executions.sink import StoredEntry
+from otterweb.execution_logs.hooks import ExecutionState
+from otterweb.execution_logs.models import LogEntry, LogScope
+from otterweb.execution_logs.sink import StoredEntry
 
 LEVEL_NAMES = {level.value: level.label for level in Level}
 # A websocket frame stays well under daphne's 1 MB limit: entries are sent in chunks, and a
@@ -178,7 +179,7 @@ def scope_message(scopes: Sequence[LogScope]) -> ScopeMessage:
     return {"type": "scope", "scopes": [wire_scope(s) for s in scopes]}
 
 
-def status_message(execution: Execution) -> StatusMessage:
+def status_message(execution: ExecutionState) -> StatusMessage:
     return {
         "type": "status",
         "run_state": execution.run_state,
@@ -202,10 +203,10 @@ def batch_event(
     }
 
 
-def status_event(execution: Execution) -> StatusEvent:
+def status_event(execution: ExecutionState) -> StatusEvent:
     return {"type": "execution.status", "message": status_message(execution)}
 
 
-def complete_event(execution: Execution) -> CompleteEvent:
+def complete_event(execution: ExecutionState) -> CompleteEvent:
     """Sent after the execution finished, so every line is stored by then."""
     return {"type": "execution.complete", "message": complete_message(execution.last_seq)}

@@ -8,18 +8,20 @@ import json
 import threading
 
 import pytest
-from asgiref.sync import sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from otterweb.accounts import tokens
 from otterweb.asgi import application
-from otterweb.executions import publish
-from otterweb.executions.models import Execution, LogEntry, LogScope
+from otterweb.execution_logs import publish
+from otterweb.execution_logs.consumers import may_view
+from otterweb.execution_logs.models import LogEntry, LogScope
+from otterweb.executions.models import Execution
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
-from tests.web.executions.sockets import communicator
+from tests.web.execution_logs.sockets import communicator
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("here")]
 
@@ -33,7 +35,7 @@ def store(execution, *seqs: int) -> list[LogEntry]:
     """Entries stored as the sink stores them: the execution's last_seq follows."""
     entries = [
         LogEntry.objects.create(
-            execution=execution, seq=s, level=10, message=f"line {s}", time=timezone.now()
+            execution_id=execution.pk, seq=s, level=10, message=f"line {s}", time=timezone.now()
         )
         for s in seqs
     ]
@@ -109,7 +111,7 @@ async def test_consumer_sends_a_scope_before_refilled_lines_of_it(viewer) -> Non
         now = timezone.now()
         for scope_id, parent_id in ((1, None), (2, 1)):
             LogScope.objects.create(
-                execution=execution,
+                execution_id=execution.pk,
                 scope_id=scope_id,
                 parent_id=parent_id,
                 name=f"scope {scope_id}",
@@ -117,7 +119,12 @@ async def test_consumer_sends_a_scope_before_refilled_lines_of_it(viewer) -> Non
             )
         return [
             LogEntry.objects.create(
-                execution=execution, seq=seq, scope_id=2, level=10, message=f"line {seq}", time=now
+                execution_id=execution.pk,
+                seq=seq,
+                scope_id=2,
+                level=10,
+                message=f"line {seq}",
+                time=now,
             )
             for seq in (1, 2, 3)
         ]
@@ -149,7 +156,7 @@ async def test_consumer_sends_scopes_of_a_dropped_message_before_newer_ones(view
         now = timezone.now()
         scopes = [
             LogScope.objects.create(
-                execution=execution,
+                execution_id=execution.pk,
                 scope_id=i,
                 parent_id=None if i == 1 else 1,
                 name=f"scope {i}",
@@ -159,7 +166,7 @@ async def test_consumer_sends_scopes_of_a_dropped_message_before_newer_ones(view
         ]
         entries = [
             LogEntry.objects.create(
-                execution=execution,
+                execution_id=execution.pk,
                 seq=seq,
                 scope_id=scope,
                 level=10,
@@ -284,7 +291,7 @@ async def test_consumer_sends_long_backlogs_and_long_lines_in_bounded_messages(v
         LogEntry.objects.bulk_create(
             [
                 LogEntry(
-                    execution=execution,
+                    execution_id=execution.pk,
                     seq=s,
                     level=10,
                     message="x" * (100_000 if s == 5 else 1000),
@@ -307,3 +314,17 @@ async def test_consumer_sends_long_backlogs_and_long_lines_in_bounded_messages(v
     assert seqs == list(range(1, 1501))
     assert largest < 1_000_000
     await connection.disconnect()
+
+
+def test_may_view_answers_as_has_perm_and_superusers_need_no_query(
+    user_with, django_user_model, django_assert_num_queries
+) -> None:
+    """A websocket viewer who is an active superuser is let in without a trip off the loop."""
+    root = django_user_model.objects.create_superuser("root")
+    with django_assert_num_queries(0):
+        assert async_to_sync(may_view)(root)
+    gone = django_user_model.objects.create_superuser("gone", is_active=False)
+    assert not async_to_sync(may_view)(gone)
+    assert async_to_sync(may_view)(user_with("executions.view_execution"))
+    assert not async_to_sync(may_view)(user_with())
+    assert not async_to_sync(may_view)(None)

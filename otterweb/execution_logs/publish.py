@@ -16,7 +16,7 @@ from collections.abc import Callable, Coroutine
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
-from otterweb.executions.events import (
+from otterweb.execution_logs.events import (
     BatchEvent,
     CompleteEvent,
     StatusEvent,
@@ -25,9 +25,10 @@ from otterweb.executions.events import (
     group_name,
     status_event,
 )
-from otterweb.executions.frame_cache import frame_cache
-from otterweb.executions.models import Execution, LogEntry, LogScope
-from otterweb.executions.sink import StoredEntry
+from otterweb.execution_logs.frame_cache import frame_cache
+from otterweb.execution_logs.hooks import ExecutionState
+from otterweb.execution_logs.models import LogEntry, LogScope
+from otterweb.execution_logs.sink import StoredEntry
 
 logger = logging.getLogger(__name__)
 
@@ -81,11 +82,11 @@ async def publish_batch(
         await publish_here(execution_id, event)
 
 
-def publish_status(execution: Execution) -> None:
+def publish_status(execution: ExecutionState) -> None:
     _publish(execution.pk, status_event(execution))
 
 
-def publish_complete(execution: Execution) -> None:
+def publish_complete(execution: ExecutionState) -> None:
     """Sent after the execution finished, so every line is stored by then."""
     _publish(execution.pk, complete_event(execution))
 

@@ -3,9 +3,9 @@ milliseconds or a few hundred rows), stored in one insert per batch, then handed
 ``on_batch`` (which publishes them to the execution's channel group).
 
 PostgreSQL's text and jsonb cannot hold U+0000, which a process's output, or a value a script
-made, may: what a run stores (log lines, scope names, and an execution's error and drift, on
-every save) has each NUL replaced by U+2400 (SYMBOL FOR NULL, ``␀``), on every database alike,
-so a run never fails nor loses its log over one."""
+made, may: what a run stores (log lines, scope names; and an execution's error and drift, which
+Execution.save cleans with ``without_nul``) has each NUL replaced by U+2400 (SYMBOL FOR NULL,
+``␀``), on every database alike, so a run never fails nor loses its log over one."""
 
 from __future__ import annotations
 
@@ -18,11 +18,10 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models.signals import pre_save
-from django.dispatch import receiver
 
 from engine import Level, LogRecord, RunScope
-from otterweb.executions.models import Execution, LogEntry, LogRun, LogScope
+from otterweb.execution_logs import hooks
+from otterweb.execution_logs.models import LogEntry, LogRun, LogScope
 
 BATCH_ROWS = 300  # a batch is stored when this many records wait, or every BATCH_SECONDS
 BATCH_SECONDS = 0.02
@@ -50,16 +49,6 @@ def without_nuls(value):
     if isinstance(value, dict):
         return {without_nuls(key): without_nuls(item) for key, item in value.items()}
     return value
-
-
-@receiver(pre_save, sender=Execution, dispatch_uid="otterweb.executions.sink.execution_text")
-def _execution_without_nul(sender, instance: Execution, update_fields=None, **kwargs) -> None:
-    """An execution's error and drift (a run's, from Execution.finish or the reaper) as a
-    database can store them: the run's own values may hold a NUL."""
-    if update_fields is None or "error" in update_fields:
-        instance.error = without_nul(instance.error or "")
-    if update_fields is None or "drift" in update_fields:
-        instance.drift = without_nuls(instance.drift)
 
 
 def _close_connection() -> None:
@@ -185,7 +174,7 @@ class DatabaseLogSink:
                 LogScope.objects.bulk_create(
                     stored_scopes,
                     update_conflicts=True,
-                    unique_fields=["execution", "scope_id"],
+                    unique_fields=["execution_id", "scope_id"],
                     update_fields=["ended", "status"],
                 )
             if entries:
@@ -314,8 +303,8 @@ def _store_runs(execution_id: int, entries: list[StoredEntry], last: LogRunRow |
 
 
 def _count(execution_id: int, entries: list[StoredEntry]) -> None:
-    """Add a batch to the execution's counts of lines, warnings and errors, and to those of
-    each scope its lines are in."""
+    """Add a batch to the execution's counts of lines, warnings and errors (through the
+    executions app, whose rows hold them), and to those of each scope its lines are in."""
     scopes: dict[int, list[int]] = {}
     for entry in entries:
         counts = scopes.setdefault(entry.scope_id or 0, [0, 0, 0])
@@ -324,15 +313,13 @@ def _count(execution_id: int, entries: list[StoredEntry]) -> None:
             counts[2] += 1
         elif entry.level >= Level.WARNING:
             counts[1] += 1
-    total = [sum(counts[i] for counts in scopes.values()) for i in range(3)]
+    lines, warnings, errors = (sum(counts[i] for counts in scopes.values()) for i in range(3))
+    hooks.count(
+        execution_id, last_seq=entries[-1].seq, lines=lines, warnings=warnings, errors=errors
+    )
     scopes.pop(0, None)  # the top level is the execution's total less its scopes'
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {_table(Execution)} SET last_seq = %s, log_lines = log_lines + %s,"
-            " log_warnings = log_warnings + %s, log_errors = log_errors + %s WHERE id = %s",
-            [entries[-1].seq, *total, execution_id],
-        )
-        if scopes:
+    if scopes:
+        with connection.cursor() as cursor:
             cursor.executemany(
                 f"UPDATE {_table(LogScope)} SET lines = lines + %s, warnings = warnings + %s,"
                 " errors = errors + %s WHERE execution_id = %s AND scope_id = %s",

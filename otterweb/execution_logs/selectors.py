@@ -1,5 +1,5 @@
-"""Reading an execution's log in pieces, for the log viewer and the API: its index
-(scopes, counts and the runs of lines, kept by the log sink), lines by seq, search, and
+"""Reading an execution's log in pieces, for the log viewer, the websocket and the API: its
+index (scopes, counts and the runs of lines, kept by the log sink), lines by seq, search, and
 downloads streamed from the database a page at a time. Nothing here reads a whole log at once.
 
 Bad parameters raise Django's ValidationError by parameter name (the API answers 400)."""
@@ -22,12 +22,14 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import StrIndex
 
 from engine import Level, PatternError, PatternTimeout, compile_pattern, escape_pattern
-from otterweb.executions.events import LEVEL_NAMES, wire_scope
-from otterweb.executions.models import Execution, LogEntry, LogRun, LogScope
+from otterweb.execution_logs.events import LEVEL_NAMES, wire_scope
+from otterweb.execution_logs.hooks import ExecutionState
+from otterweb.execution_logs.models import LogEntry, LogRun, LogScope
 
 # what ?levels= takes: the wire's names, and "info" for short
 LEVELS_BY_NAME = {level.label: level.value for level in Level} | {"info": Level.INFORMATION}
 
+LOG_PAGE = 1000  # entries the websocket and the API's plain list send at a time
 LINES_LIMIT, LINES_MAX = 1000, 10_000  # lines a request returns: by default, at most
 SEARCH_LIMIT, SEARCH_MAX = 500, 5000  # matching seqs a search returns: by default, at most
 PATTERN_MAX = 1000  # characters of a search's text or pattern
@@ -64,14 +66,14 @@ def wire_entry(seq: int, scope_id, level: int, message: str, line, time: datetim
 # ---- the index
 
 
-def log_index(*, execution_id: int) -> dict:
+def log_index(*, execution: ExecutionState) -> dict:
     """The log's skeleton: what the viewer draws before it fetches any line (a few thousand
     rows for a million lines). Read without a lock while the execution runs, in an order that
-    keeps it coherent: the execution first (if it has ended, every run is stored), then the
-    runs, then the scopes (stored before their lines, so every scope a run names is there).
-    Line counts come from the runs, so they agree with them; warnings and errors are the
-    sink's counts and may be a batch behind or ahead while the execution runs."""
-    execution = Execution.objects.get(pk=execution_id)
+    keeps it coherent: ``execution`` was read first (if it has ended, every run is stored),
+    then the runs, then the scopes (stored before their lines, so every scope a run names is
+    there). Line counts come from the runs, so they agree with them; warnings and errors are
+    the sink's counts and may be a batch behind or ahead while the execution runs."""
+    execution_id = execution.pk
     runs = list(
         LogRun.objects.filter(execution_id=execution_id)
         .order_by("first_seq")
@@ -104,6 +106,19 @@ def log_index(*, execution_id: int) -> dict:
 
 
 # ---- lines by seq
+
+
+def log_entries_after(*, execution_id: int, seq: int) -> list[LogEntry]:
+    """The execution's stored log entries after ``seq``, in order, at most LOG_PAGE of them:
+    what the API and the websocket send a client that has every entry up to ``seq``."""
+    entries = LogEntry.objects.filter(execution_id=execution_id, seq__gt=seq).order_by("seq")
+    return list(entries[:LOG_PAGE])
+
+
+def last_stored_seq(*, execution_id: int) -> int:
+    """The seq of the execution's last stored entry (0: none)."""
+    entries = LogEntry.objects.filter(execution_id=execution_id).order_by("-seq")
+    return entries.values_list("seq", flat=True).first() or 0
 
 
 def log_lines(
@@ -159,7 +174,9 @@ def parse_levels(text: str | None) -> frozenset[int] | None:
     return frozenset(LEVELS_BY_NAME[name] for name in names) or None
 
 
-def search_log(*, execution_id: int, search: Search, after: int = 0, limit: int | None = None):
+def search_log(
+    *, execution: ExecutionState, search: Search, after: int = 0, limit: int | None = None
+):
     """The seqs of the first ``limit`` matching entries after ``after``, in order, ``next``
     (the seq to search after for more, None when there are no more), ``total``, the matches
     in the whole log, and ``last_seq``: the lines searched are those up to it. The database
@@ -168,9 +185,10 @@ def search_log(*, execution_id: int, search: Search, after: int = 0, limit: int 
     expression on SQLite, matched in Python, which takes one pass for both (each pass calls
     Python once a line). A search that takes longer than SEARCH_SECONDS is stopped (a 400)."""
     limit = _limit(limit, SEARCH_LIMIT, SEARCH_MAX)
-    # the lines stored when the search starts, and no later one: a viewer of a running
-    # execution searches the lines after ``last_seq`` itself, as they arrive
-    last_seq = Execution.objects.filter(pk=execution_id).values_list("last_seq", flat=True)[0]
+    # the lines stored when the search starts (``execution`` is read as it starts), and no
+    # later one: a viewer of a running execution searches the lines after ``last_seq`` itself,
+    # as they arrive
+    execution_id, last_seq = execution.pk, execution.last_seq
     limited = _TimeLimit(SEARCH_SECONDS)
     matching = _matching(execution_id, search, limited).filter(seq__lte=last_seq)
     try:
