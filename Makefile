@@ -74,10 +74,12 @@ ldap: $(LDAP_STAMP)
 # same but the browser tests (marked `browser`) and the second database, for the quick loop.
 # pytest runs in TEST_PROCESSES processes (pytest-xdist). `--dist load` hands tests out in
 # pytest-django's order, so each process still runs the tests that empty the database
-# (transactional) after those that read what migrations wrote; tests/README.md says what a test
-# must respect to run beside others.
+# (transactional) after those that read what migrations wrote; `--maxschedchunk 2` hands them
+# two at a time, so no process is left with a queue of long ones while the others wait, and
+# tests/conftest.py puts the long ones (whole sites, the browser) first. tests/README.md says
+# what a test must respect to run beside others.
 TEST_PROCESSES ?= 2
-PYTEST := $(VENV)/bin/pytest -n $(TEST_PROCESSES) --dist load
+PYTEST := $(VENV)/bin/pytest -n $(TEST_PROCESSES) --dist load --maxschedchunk 2
 
 test: setup lint services ldap frontend-test
 	$(PYTEST)

@@ -44,6 +44,26 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.OTTERWEB_WORK_DIR = folder / "work"
     os.environ["OTTERWEB_DATA_DIR"] = str(settings.DATA_DIR)
     os.environ["OTTERWEB_WORK_DIR"] = str(settings.OTTERWEB_WORK_DIR)
+    config.pluginmanager.register(LongestFirst(), "otterweb-longest-first")
+
+
+class LongestFirst:
+    """Runs the long tests first: those of whole sites (tests/e2e) and of the browser, seconds
+    to minutes each. pytest-django puts the tests without the database last, and that is most
+    of them: the run ended with one process walking every page while the others had nothing
+    left to do. Handed out first, a few at a time (``--maxschedchunk``), they run beside the
+    short ones. Only tests that do not use the database move, so those that do keep
+    pytest-django's order (the transactional ones, which empty the tables, last)."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        first = [
+            item
+            for item in items
+            if (uses_browser(item) or "e2e" in item.path.parts) and not uses_database(item)
+        ]
+        chosen = set(first)
+        items[:] = first + [item for item in items if item not in chosen]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

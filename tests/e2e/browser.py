@@ -7,8 +7,10 @@ wrong while pages loaded (console errors, uncaught exceptions, failed requests).
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from weakref import WeakKeyDictionary
 
 from tests.e2e.serving import Site
 
@@ -37,9 +39,61 @@ def browser(**context):
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         try:
-            yield chromium.new_context(**{"viewport": {"width": 1280, "height": 800}, **context})
+            browsing = chromium.new_context(
+                **{"viewport": {"width": 1280, "height": 800}, **context}
+            )
+            Traffic.follow(browsing)
+            yield browsing
         finally:
             chromium.close()
+
+
+class Traffic:
+    """The requests of a browser context still waiting for their answer, and when that number
+    last changed: what `settle` waits on."""
+
+    def __init__(self) -> None:
+        self.waiting = 0
+        self.changed = time.monotonic()
+
+    @classmethod
+    def follow(cls, context) -> Traffic:
+        traffic = cls()
+        context.on("request", lambda request: traffic.count(+1))
+        context.on("requestfinished", lambda request: traffic.count(-1))
+        context.on("requestfailed", lambda request: traffic.count(-1))
+        TRAFFIC[context] = traffic
+        return traffic
+
+    def count(self, change: int) -> None:
+        self.waiting = max(0, self.waiting + change)
+        self.changed = time.monotonic()
+
+
+TRAFFIC: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def settle(page, *, quiet: float = 0.15, timeout: float = 30) -> None:
+    """Wait until the page has loaded and no request of its browser context has been waiting
+    for ``quiet`` seconds: Playwright's "networkidle" with a shorter quiet time (it waits
+    500 ms), which the tests that walk every page pay once a page. A request started after
+    the page's load (its script's first fetch) is waited for; a websocket is not a request."""
+    page.wait_for_load_state("load")
+    traffic = TRAFFIC[page.context]
+    deadline = time.monotonic() + timeout
+    while traffic.waiting or time.monotonic() - traffic.changed < quiet:
+        if time.monotonic() > deadline:
+            raise TimeoutError(
+                f"{page.url}: {traffic.waiting} requests still waiting after {timeout}s"
+            )
+        page.wait_for_timeout(20)
+
+
+def open_settled(page, url: str, **settling):
+    """Go to ``url`` and `settle`; the navigation's response."""
+    response = page.goto(url, wait_until="load")
+    settle(page, **settling)
+    return response
 
 
 @contextmanager

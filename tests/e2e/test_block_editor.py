@@ -12,7 +12,7 @@ import pytest
 
 from engine import OtterSyntaxError, format_script, parse, to_blocks
 from tests.conftest import CORPUS
-from tests.e2e.browser import check_accessibility, watched_page
+from tests.e2e.browser import check_accessibility, settle, watched_page
 from tests.e2e.serving import Site, served_with_raft
 
 SCRIPT = "Log-Information starting;\n"
@@ -145,7 +145,7 @@ def test_block_editor_opens_text_mode_by_header_and_writes_the_chosen_mode(site)
         page.goto(f"{site.base}/rafts/ops/textual/")
         wait_for_mode(page, "text")
         page.wait_for_selector(".cm-editor .cm-content")
-        page.wait_for_load_state("networkidle")
+        settle(page)
         assert not [url for url in requested if "/blockly-" in url]  # Blockly not loaded
 
         page.get_by_role("button", name="Blocks", exact=True).click()

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.e2e.browser import Watch, browser, check_accessibility, log_in
+from tests.e2e.browser import Watch, browser, check_accessibility, log_in, settle
 from tests.e2e.serving import Site, make_site, stop
 
 SCREENSHOTS = os.environ.get("OTTERWEB_SCREENSHOTS")  # a folder for the pages, to look at
@@ -79,7 +79,7 @@ def test_configuration_matrix_drift_and_remediation_in_a_browser(site, run_user_
         log_in(page, site)
 
         def look(name: str) -> None:
-            page.wait_for_load_state("networkidle")
+            settle(page)
             watch.check(name)
             check_accessibility(page)
             if SCREENSHOTS:

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from tests.e2e.browser import Watch, browser, check_accessibility, log_in, watched_page
+from tests.e2e.browser import Watch, browser, check_accessibility, log_in, settle, watched_page
 from tests.e2e.serving import Site, served_with_raft
 
 # opens in the text mode whatever the item page's default mode is
@@ -129,7 +129,7 @@ def test_drafts_are_kept_while_typing_and_offered_back_after_a_reload(site) -> N
         # the next reload offers nothing: the commit forgot the draft
         page.reload()
         open_item(page, site)
-        page.wait_for_load_state("networkidle")
+        settle(page)
         assert page.locator(".otter-draft-notice").count() == 0
         watch.check("the item page after the commit")
 

@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.e2e.browser import browser, log_in
+from tests.e2e.browser import browser, log_in, open_settled
 from tests.e2e.serving import Site, stop
 from tests.e2e.test_pages import WALK, fill, parameter_values
 
@@ -552,7 +552,7 @@ def visit(site: Site, paths: list[tuple[str, str]]) -> tuple[dict, set[str]]:
                     wrong.append("the download holds no payload")
                 problems[name, path] = wrong
                 continue
-            response = page.goto(site.base + path, wait_until="networkidle")
+            response = open_settled(page, site.base + path)
             if response is None or response.status != 200:
                 wrong.append(f"answered {response.status if response else 'nothing'}")
             if name == "execution-detail":  # the log comes over a websocket, after the load

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from tests.e2e.browser import Watch, browser
+from tests.e2e.browser import Watch, browser, settle
 from tests.e2e.serving import Site, stop
 
 
@@ -39,7 +39,7 @@ class Walk:
         self.watch = Watch().attach(page)
 
     def check(self, where: str) -> None:
-        self.page.wait_for_load_state("networkidle")
+        settle(self.page)
         self.watch.check(where)
 
     def section(self, name: str) -> None:

@@ -18,7 +18,15 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.e2e.browser import PHONE, Watch, browser, check_accessibility, check_fits, log_in
+from tests.e2e.browser import (
+    PHONE,
+    Watch,
+    browser,
+    check_accessibility,
+    check_fits,
+    log_in,
+    open_settled,
+)
 from tests.e2e.serving import Site, stop
 
 DEPLOY = """\
@@ -434,7 +442,7 @@ def visit(
     axe violation, no horizontal scrolling at a phone's width. Returns what is wrong."""
     problems = []
     try:
-        response = page.goto(url, wait_until="networkidle")
+        response = open_settled(page, url)
         if ready:
             page.wait_for_selector(ready, timeout=10_000)
     except PlaywrightError as error:

@@ -7,7 +7,7 @@ import urllib.parse
 
 import pytest
 
-from tests.e2e.browser import check_accessibility, watched_page
+from tests.e2e.browser import check_accessibility, settle, watched_page
 from tests.e2e.serving import Site, served_with_raft
 
 # text mode by its header (OtterScript opens as blocks otherwise: tests/e2e/test_block_editor.py)
@@ -167,7 +167,7 @@ def test_text_editor_page_loads_each_bundle_file_once_and_is_accessible(site) ->
 def test_text_editor_is_not_loaded_by_pages_without_it(site) -> None:
     with watched_page(site) as (page, watch):
         page.goto(f"{site.base}/rafts/ops/")
-        page.wait_for_load_state("networkidle")
+        settle(page)
         loaded = [url for url in watch.statuses if "/static/frontend/" in url]
         assert loaded  # the page's own small entry (the header menu)
         assert not [url for url in loaded if "codemirror" in url or "/item-" in url]
