@@ -85,9 +85,6 @@ NOT_YET: frozenset[tuple[str, str]] = frozenset(
         ("otterweb/rafts/views.py", "otterweb.executions"),
         # the server page lists the server's executions and the local runs' user
         ("otterweb/inventory/views.py", "otterweb.executions"),
-        # the processes' entry points: `serve` (to be a project command) and a worker's start
-        ("otterweb/executions/management/commands/serve.py", "otterweb.asgi"),
-        ("otterweb/executions/worker_boot.py", "otterweb.settings"),
     }
 )
 

@@ -267,7 +267,7 @@ def test_first_admin_password_file_is_removed_when_the_password_changes(settings
 def test_serve_first_start_prints_the_password_files_path_not_the_password(
     settings, tmp_path
 ) -> None:
-    from otterweb.executions.management.commands.serve import _first_admin
+    from otterweb.management.commands.serve import _first_admin
 
     settings.DATA_DIR = tmp_path
     out = io.StringIO()
