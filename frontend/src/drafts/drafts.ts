@@ -17,7 +17,7 @@ import {
 import { type Api, ApiError } from "../api/http";
 import { Committer } from "./commit";
 import { describeFailure } from "./describe";
-import { minimalChange } from "../text/editor";
+import { minimalChange } from "../text/change";
 import { markDiagnostics, wherePhrase } from "../text/problems";
 import { Autosaver } from "./autosave";
 import { conflictView } from "./conflict";

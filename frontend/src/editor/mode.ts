@@ -15,7 +15,7 @@ import { ScriptProblem } from "../api/scripts";
 import { BlocksClient } from "../blocks/client";
 import type { EditorMode } from "../blocks/header";
 import type { BlockEditor } from "../blocks/workspace";
-import { minimalChange } from "../text/editor";
+import { minimalChange } from "../text/change";
 import { modeBar } from "./bar";
 import "./mode.css";
 import { convertOnSubmit } from "./submit";

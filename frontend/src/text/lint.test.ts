@@ -1,7 +1,7 @@
 import { Text } from "@codemirror/state";
 import { describe, expect, test } from "vitest";
 import type { ServerDiagnostic } from "../api/scripts";
-import { offsetOf, toCodeMirror } from "./lint";
+import { lintSummary, offsetOf, toCodeMirror } from "./lint";
 
 const doc = Text.of(["set $x = 1;", "Exec 😀 foo", "", "Log-Information x"]);
 
@@ -57,4 +57,12 @@ describe("toCodeMirror", () => {
     const hinted = toCodeMirror(doc, diagnostic({ message: "missing ';'", hint: "end the statement with ;" }));
     expect(hinted.message).toBe("missing ';'\nend the statement with ;");
   });
+});
+
+test("test_lint_summary_counts_errors_and_warnings", () => {
+  expect(lintSummary({ errors: 2, warnings: 1, failed: false })).toEqual(["2 errors, 1 warning", "bad"]);
+  expect(lintSummary({ errors: 1, warnings: 0, failed: false })).toEqual(["1 error", "bad"]);
+  expect(lintSummary({ errors: 0, warnings: 3, failed: false })).toEqual(["3 warnings", "warn"]);
+  expect(lintSummary({ errors: 0, warnings: 0, failed: false })).toEqual(["No problems found", "ok"]);
+  expect(lintSummary({ errors: 0, warnings: 0, failed: true })).toEqual(["Could not check the script: the server did not answer.", "warn"]);
 });

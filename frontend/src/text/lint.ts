@@ -1,10 +1,12 @@
 // The server's diagnostics in the editor: POST /api/scripts/check/ a moment after typing stops,
-// each diagnostic drawn on its exact range with its severity, message and hint.
+// each diagnostic drawn on its exact range with its severity, message and hint, and counted in
+// the status line.
 
 import type { Text } from "@codemirror/state";
 import { type Diagnostic, forceLinting, linter } from "@codemirror/lint";
 import type { EditorView } from "@codemirror/view";
 import type { ScriptsClient, ServerDiagnostic } from "../api/scripts";
+import type { Tone } from "../ui/status";
 
 /** The UTF-16 offset of a 1-based `column` (counted in characters, as the server counts them)
  * on a 1-based `line`, kept inside the document. */
@@ -85,4 +87,16 @@ export function serverLint(
     },
     { delay },
   );
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+/** The status line's words for `report`, with their tone. */
+export function lintSummary({ errors, warnings, failed }: LintReport): [string, Tone] {
+  if (failed) return ["Could not check the script: the server did not answer.", "warn"];
+  if (errors) return [`${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}`, "bad"];
+  if (warnings) return [plural(warnings, "warning"), "warn"];
+  return ["No problems found", "ok"];
 }

@@ -1,5 +1,5 @@
 // The small pieces of page furniture the editors share: a polite status line (read out by screen
-// readers when it changes, its tone shown by the site's CSS) and a labelled toolbar.
+// readers when it changes, its tone shown by the site's CSS), a labelled toolbar and its buttons.
 
 export type Tone = "" | "ok" | "bad" | "warn";
 
@@ -30,4 +30,14 @@ export function toolbar(className: string, label: string): HTMLDivElement {
   element.setAttribute("role", "toolbar");
   element.setAttribute("aria-label", label);
   return element;
+}
+
+/** A button of a toolbar: `type=button`, so it never submits the page's form. */
+export function button(label: string, title: string, action: () => void): HTMLButtonElement {
+  const made = document.createElement("button");
+  made.type = "button";
+  made.textContent = label;
+  made.title = title;
+  made.addEventListener("click", action);
+  return made;
 }
