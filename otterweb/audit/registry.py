@@ -3,14 +3,15 @@ admin, with the fields that are bookkeeping (timestamps, what checks and firings
 out and secrets masked (a change shows as "(changed)", never a value or a ciphertext).
 
 To track another model, add one line to TRACKED (a model not installed is skipped), e.g.
-``"privileges.Grant": {}``."""
+``"privileges.Grant": {}``; or have its app call ``track`` from its AppConfig.ready, when the app
+knows best what of it the trail leaves out (inventory: what its server checks write)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from auditlog.registry import auditlog
 from django.apps import apps
-
-from otterweb.inventory.models import SERVER_CHECK_FIELDS
 
 TIMESTAMPS = ["created", "updated"]
 
@@ -19,11 +20,7 @@ TIMESTAMPS = ["created", "updated"]
 TRACKED: dict[str, dict[str, list[str]]] = {
     "inventory.Environment": {"exclude": TIMESTAMPS},
     "inventory.Role": {"exclude": TIMESTAMPS, "m2m": ["dependencies"]},
-    "inventory.Server": {
-        # what checks find, and the host key a server offered until someone trusts it
-        "exclude": [*TIMESTAMPS, *SERVER_CHECK_FIELDS, "pending_host_key"],
-        "m2m": ["roles", "environments"],
-    },
+    # inventory.Server: tracked by inventory (its AppConfig.ready)
     "inventory.Variable": {"exclude": TIMESTAMPS, "mask": ["encrypted_value"]},
     "inventory.Credential": {
         "exclude": TIMESTAMPS,
@@ -67,23 +64,32 @@ def hidden(value: str) -> str:
 
 def register_all() -> list[str]:
     """Have django-auditlog track every installed model of TRACKED; their labels."""
-    registered = []
-    for label, options in TRACKED.items():
-        app_label, _, name = label.partition(".")
-        try:
-            model = apps.get_model(app_label, name)
-        except LookupError:  # an app or model not (yet) installed
-            continue
-        field_names = {field.name for field in model._meta.get_fields()}
-        excluded = options.get("exclude", [])
-        auditlog.register(
-            model,
-            # the model's own columns only: django-auditlog reads every field of a new object,
-            # reverse relations too, and reading a missing one-to-one caches it as missing
-            include_fields=[f.name for f in model._meta.concrete_fields if f.name not in excluded],
-            mask_fields=[f for f in options.get("mask", []) if f in field_names],
-            mask_callable="otterweb.audit.registry.hidden",
-            m2m_fields={f for f in options.get("m2m", []) if f in field_names},
-        )
-        registered.append(label)
-    return registered
+    return [label for label, options in TRACKED.items() if track(label, **options)]
+
+
+def track(
+    label: str,
+    *,
+    exclude: Collection[str] = (),
+    mask: Collection[str] = (),
+    m2m: Collection[str] = (),
+) -> bool:
+    """Have django-auditlog track the model ``label`` ("app_label.Model"): its own columns but
+    those of ``exclude``, secrets (``mask``) only as changed, many-to-many fields (``m2m``) as
+    objects added and removed. False when the model is not installed."""
+    app_label, _, name = label.partition(".")
+    try:
+        model = apps.get_model(app_label, name)
+    except LookupError:  # an app or model not (yet) installed
+        return False
+    field_names = {field.name for field in model._meta.get_fields()}
+    auditlog.register(
+        model,
+        # the model's own columns only: django-auditlog reads every field of a new object,
+        # reverse relations too, and reading a missing one-to-one caches it as missing
+        include_fields=[f.name for f in model._meta.concrete_fields if f.name not in exclude],
+        mask_fields=[f for f in mask if f in field_names],
+        mask_callable="otterweb.audit.registry.hidden",
+        m2m_fields={f for f in m2m if f in field_names},
+    )
+    return True

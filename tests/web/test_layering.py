@@ -76,8 +76,6 @@ ORDER: tuple[tuple[str, ...], ...] = (
 # the module it imports. The test fails on any other, and on one listed here that is gone.
 NOT_YET: frozenset[tuple[str, str]] = frozenset(
     {
-        # the server check's fields, kept out of the trail
-        ("otterweb/audit/registry.py", "otterweb.inventory"),
         # the item page runs what it shows and lists the templates that run it
         ("otterweb/rafts/forms.py", "otterweb.executions"),
         ("otterweb/rafts/forms.py", "otterweb.inventory"),

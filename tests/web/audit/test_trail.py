@@ -153,6 +153,20 @@ def test_trail_records_prompts_written_in_bulk(admin_user, here) -> None:
     ]
 
 
+def test_trail_records_what_people_change_of_a_server_not_what_its_checks_find() -> None:
+    server = inventory.save_server(name="web8", host="10.0.0.8")
+    start = last_entry()
+    server.host, server.reachable, server.os_name, server.check_error = "10.0.0.9", True, "x", ""
+    server.pending_host_key = "ssh-ed25519 AAAA"
+    server.save()
+    [entry] = made_since(start)
+    assert (entry.kind, entry.action, entry.changes) == (
+        "inventory.server",
+        A.UPDATE,
+        {"host": ["10.0.0.8", "10.0.0.9"]},
+    )
+
+
 def test_trail_records_changes_written_by_queryset_update(deploy) -> None:  # noqa: F811
     from otterweb.inventory import checks
     from otterweb.inventory.models import Server
