@@ -11,7 +11,7 @@
 import type { EditorView } from "@codemirror/view";
 import type { Api } from "../api/http";
 import type { ReferenceClient } from "../api/reference";
-import { ScriptProblem } from "../api/scripts";
+import { ScriptProblem, type ScriptsClient } from "../api/scripts";
 import { BlocksClient } from "../blocks/client";
 import type { EditorMode } from "../blocks/header";
 import type { BlockEditor } from "../blocks/workspace";
@@ -26,8 +26,8 @@ export interface ModeOptions {
   client: Api;
   blocksUrl: string;
   unblocksUrl: string;
-  checkUrl: string;
-  formatUrl: string;
+  /** The script endpoints (the text editor's). */
+  scripts: ScriptsClient;
   reference: ReferenceClient;
   fallback: EditorMode;
 }
@@ -70,12 +70,9 @@ export function mountModes(textarea: HTMLTextAreaElement, view: EditorView, opti
       (loadingEditor ??= import("../blocks/workspace")
         .then(({ mountBlockEditor }) =>
           mountBlockEditor(blocksHost, {
-            client,
+            converter,
+            scripts: options.scripts,
             reference: options.reference,
-            checkUrl: options.checkUrl,
-            formatUrl: options.formatUrl,
-            blocksUrl: options.blocksUrl,
-            unblocksUrl: options.unblocksUrl,
             readOnly,
             say: bar.say,
           }),

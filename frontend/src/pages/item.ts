@@ -24,22 +24,20 @@ if (field && textarea) {
   const data = field.dataset;
   textarea.form?.classList.add("has-text-editor");
   field.classList.add("text-editor-field");
-  const options = {
-    client,
-    checkUrl: data.checkUrl ?? "",
-    formatUrl: data.formatUrl ?? "",
-  };
   const language = (data.language as EditorLanguage) || "plain";
   const text = mountTextEditor(textarea, {
     language,
-    ...options,
+    client,
+    checkUrl: data.checkUrl ?? "",
+    formatUrl: data.formatUrl ?? "",
     referenceUrl: data.referenceUrl ?? "",
     namesUrl: data.namesUrl,
     raft: data.raft,
   });
   if (language === "otterscript" && data.blocksUrl && data.unblocksUrl) {
     const modes = mountModes(textarea, text.view, {
-      ...options,
+      client,
+      scripts: text.scripts,
       reference: text.reference,
       blocksUrl: data.blocksUrl,
       unblocksUrl: data.unblocksUrl,
