@@ -5,8 +5,9 @@
 
 import { EditorView } from "@codemirror/view";
 import type { Api } from "../api/http";
-import { type Drafts, type ModeSwitch, mountDrafts } from "./drafts";
+import { type Drafts, mountDrafts } from "./drafts";
 import { refreshItemPage } from "./refresh";
+import type { ModeSwitch } from "./text";
 
 export function mountItemDrafts(client: Api, field: HTMLElement | null, textarea: HTMLTextAreaElement | null | undefined): Drafts | null {
   const actions = document.querySelector<HTMLElement>("[data-drafts]");

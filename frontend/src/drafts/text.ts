@@ -1,0 +1,45 @@
+// The item's text as the drafts see it: the text editor's, or the blocks' when they show (through
+// the mode switch), and a text put back on screen (a restored draft, their version, what a commit
+// stored) as an undoable change of the text editor, shown again as blocks when they showed.
+
+import type { EditorView } from "@codemirror/view";
+import { minimalChange } from "../text/change";
+
+/** The mode switch of an OtterScript item, when there is one (blocks or text). */
+export interface ModeSwitch {
+  readonly mode: string;
+  show(mode: "text" | "visual"): Promise<boolean>;
+  text(): Promise<string>;
+}
+
+export class ItemText {
+  constructor(
+    private readonly view: EditorView,
+    private readonly modes: () => ModeSwitch | undefined = () => undefined,
+  ) {}
+
+  /** The blocks show. */
+  get visual(): boolean {
+    return this.modes()?.mode === "visual";
+  }
+
+  /** The text editor's text. */
+  onScreen(): string {
+    return this.view.state.doc.toString();
+  }
+
+  /** The script's text from whichever mode shows. */
+  current(): Promise<string> {
+    return this.modes()?.text() ?? Promise.resolve(this.onScreen());
+  }
+
+  /** Puts `text` in the editor (an undoable change) and in the blocks when they show. */
+  async replace(text: string): Promise<void> {
+    const switcher = this.modes();
+    const visual = switcher?.mode === "visual";
+    if (visual && !(await switcher.show("text"))) throw new Error("the blocks could not be turned into text");
+    const before = this.onScreen();
+    if (before !== text) this.view.dispatch({ changes: minimalChange(before, text), userEvent: "input.drafts", scrollIntoView: true });
+    if (visual) await switcher.show("visual");
+  }
+}
