@@ -12,11 +12,13 @@ class ExecutionsConfig(AppConfig):
         from django.db.models.signals import post_delete
 
         from otterweb.execution_logs import hooks as logs
-        from otterweb.executions import selectors
+        from otterweb.executions import selectors, views
         from otterweb.executions.models import Execution
         from otterweb.executions.places import register_places
+        from otterweb.inventory.views import SERVER_PAGE_PARTS
 
         register_places()
+        SERVER_PAGE_PARTS.append(views.server_page)  # a server's recent executions
         # the logs (otterweb.execution_logs) know executions by id alone: who may see one, its
         # state and its counts come from here, and a deleted execution takes its log along
         logs.register(

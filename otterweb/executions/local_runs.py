@@ -57,6 +57,18 @@ def run_as_user() -> str | None:
     return configured
 
 
+def run_as_summary() -> dict:
+    """Whom runs on the local server act as, for its page: the OS user, whether that is
+    OtterWeb's own (who can read its data folder), and whether OtterWeb can switch to it."""
+    run_user = run_as_user()
+    return {
+        "user": run_user or pwd.getpwuid(os.geteuid()).pw_name,
+        "own": run_user is None,
+        "as_root": os.geteuid() == 0,
+        "cannot_switch": run_user is not None and os.geteuid() != 0,
+    }
+
+
 def local_agent(server: str, execution_id: str, working_directory: str) -> LocalAgent:
     """The agent of ``server`` on this machine for one execution."""
     user = run_as_user()

@@ -1,6 +1,6 @@
 """Executions pages: the list (filtered, paged), one execution with its live log and drift,
-cancel. (Job template pages are in template_views; the log's downloads are
-otterweb.execution_logs'.)"""
+cancel; and what the server page shows of executions. (Job template pages are in
+template_views; the log's downloads are otterweb.execution_logs'.)"""
 
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ from django.views.generic import DetailView, ListView
 
 from otterweb.api.error_body import error_response, validation_errors
 from otterweb.executions import selectors, services
+from otterweb.executions.local_runs import run_as_summary
 from otterweb.executions.models import Execution
+from otterweb.inventory.models import Server
 from otterweb.privileges.checks import visible
 from otterweb.privileges.pages import VisibleObjectMixin, get_visible_or_404
 
@@ -106,6 +108,22 @@ class ExecutionCancelView(LoginRequiredMixin, PermissionRequiredMixin, View):
         services.request_cancel(execution=execution)
         messages.info(request, "Asked the worker to stop the execution.")
         return redirect("execution-detail", pk=pk)
+
+
+def server_page(*, user, server: Server) -> dict:
+    """What the server page (inventory's) shows of executions, added to it from the AppConfig:
+    the server's recent executions that ``user`` may see, and for the local server whom runs
+    act as."""
+    context: dict = {}
+    if user.has_perm("executions.view_execution", server):
+        context["executions"] = [
+            execution
+            for execution in selectors.recent_executions(server=server)
+            if user.has_perm("executions.view_execution", execution)
+        ]
+    if server.agent_type == Server.AgentType.LOCAL:
+        context["local_runs"] = run_as_summary()
+    return context
 
 
 def format_duration(seconds: float | None) -> str:

@@ -4,8 +4,7 @@ variables of each scope, and the global ones, added, changed and deleted on thei
 
 from __future__ import annotations
 
-import os
-import pwd
+from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
@@ -24,8 +23,6 @@ from django.views.generic import (
 from django.views.generic.list import MultipleObjectMixin
 
 from engine import MASK, fingerprint, to_text
-from otterweb.executions import selectors as executions
-from otterweb.executions.local_runs import run_as_user
 from otterweb.inventory import checks, selectors, services
 from otterweb.inventory.forms import (
     CredentialForm,
@@ -302,27 +299,15 @@ class ServerDetailView(InventoryPage, VariablesMixin, DetailView):
         )
         if user.has_perm("inventory.view_variable", server):
             context["resolved"] = resolved_rows(server)
-        if user.has_perm("executions.view_execution", server):
-            context["executions"] = [
-                execution
-                for execution in executions.recent_executions(server=server)
-                if user.has_perm("executions.view_execution", execution)
-            ]
-        if server.agent_type == Server.AgentType.LOCAL:
-            context["local_runs"] = local_runs()
+        for part in SERVER_PAGE_PARTS:
+            context.update(part(user=user, server=server))
         return context
 
 
-def local_runs() -> dict:
-    """Who runs on the local server act as: the OS user, whether that is OtterWeb's own (who
-    can read its data folder), and whether OtterWeb can switch to it at all."""
-    run_user = run_as_user()
-    return {
-        "user": run_user or pwd.getpwuid(os.geteuid()).pw_name,
-        "own": run_user is None,
-        "as_root": os.geteuid() == 0,
-        "cannot_switch": run_user is not None and os.geteuid() != 0,
-    }
+# What other apps show on a server's page, each a callable(user=, server=) giving context
+# (executions: the server's recent executions, and whom runs on the local server act as),
+# added from their AppConfig.ready: inventory imports none of them.
+SERVER_PAGE_PARTS: list[Callable[..., dict]] = []
 
 
 class ServerSshAction(InventoryPage, View):

@@ -81,8 +81,6 @@ NOT_YET: frozenset[tuple[str, str]] = frozenset(
         ("otterweb/rafts/forms.py", "otterweb.inventory"),
         ("otterweb/rafts/selectors.py", "otterweb.executions"),
         ("otterweb/rafts/views.py", "otterweb.executions"),
-        # the server page lists the server's executions and the local runs' user
-        ("otterweb/inventory/views.py", "otterweb.executions"),
     }
 )
 

@@ -296,6 +296,21 @@ def test_target_preview_needs_login_and_the_view_server_permission(
     assert preview(viewer, servers=["web1"]).json()["servers"] == ["web1"]
 
 
+# ---- the server page
+
+
+def test_server_page_lists_the_servers_recent_executions_for_who_may_see_them(
+    outcomes, client_with
+) -> None:
+    url = reverse("server-detail", args=["db1"])
+    viewer = client_with("inventory.view_server", "executions.view_execution")
+    text = viewer.get(url).content.decode()
+    assert "Recent executions" in text and "running deploy" in text
+    assert "failed deploy" not in text  # it ran on web1 only
+    text = client_with("inventory.view_server").get(url).content.decode()
+    assert "Recent executions" not in text and "running deploy" not in text
+
+
 # ---- the admin never inlines a log
 
 
