@@ -16,9 +16,13 @@ class ExecutionsConfig(AppConfig):
         from otterweb.executions.models import Execution
         from otterweb.executions.places import register_places
         from otterweb.inventory.views import SERVER_PAGE_PARTS
+        from otterweb.rafts import selectors as rafts
+        from otterweb.rafts.views import ITEM_PAGE_PARTS
 
         register_places()
         SERVER_PAGE_PARTS.append(views.server_page)  # a server's recent executions
+        ITEM_PAGE_PARTS.append(views.item_page)  # a raft item's Run
+        rafts.JOB_TEMPLATES_OF.append(selectors.job_templates_running)  # an item in use
         # the logs (otterweb.execution_logs) know executions by id alone: who may see one, its
         # state and its counts come from here, and a deleted execution takes its log along
         logs.register(

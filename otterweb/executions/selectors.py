@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from otterweb.executions.models import Execution, Job, Mode
+from otterweb.executions.models import Execution, Job, JobTemplate, Mode
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.inventory.selectors import servers_for
 from otterweb.privileges.checks import may, visible
@@ -182,4 +182,14 @@ def recent_executions(*, server: Server, limit: int = 10, scanned: int = 500) ->
         Execution.objects.filter(job_id__in=job_ids)
         .select_related("job__requested_by")
         .order_by("-created", "-pk")[:limit]
+    )
+
+
+def job_templates_running(*, items) -> list[str]:
+    """The names of the job templates that run any of ``items`` (raft items: a queryset or a
+    list), in order."""
+    return list(
+        JobTemplate.objects.filter(raft_item__in=items)
+        .order_by("name")
+        .values_list("name", flat=True)
     )

@@ -10,6 +10,12 @@ urlpatterns = [
     ),
     path("executions/activity/", views.ExecutionActivityView.as_view(), name="execution-activity"),
     path("targets/preview/", views.TargetPreviewView.as_view(), name="target-preview"),
+    # before the rafts' pages (otterweb.urls): their item address would take it for an item
+    path(
+        "rafts/<slug:raft>/<path:name>/-/run/",
+        views.RaftItemRunView.as_view(),
+        name="raft-item-run",
+    ),
     path("templates/", template_views.JobTemplateListView.as_view(), name="template-list"),
     path("templates/new/", template_views.JobTemplateEditView.as_view(), name="template-create"),
     path(

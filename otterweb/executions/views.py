@@ -1,6 +1,6 @@
 """Executions pages: the list (filtered, paged), one execution with its live log and drift,
-cancel; and what the server page shows of executions. (Job template pages are in
-template_views; the log's downloads are otterweb.execution_logs'.)"""
+cancel; a raft item's Run; and what the server page shows of executions. (Job template pages
+are in template_views; the log's downloads are otterweb.execution_logs'.)"""
 
 from __future__ import annotations
 
@@ -21,13 +21,18 @@ from django.utils.timesince import timesince
 from django.views import View
 from django.views.generic import DetailView, ListView
 
-from otterweb.api.error_body import error_response, validation_errors
+from otterweb.api.error_body import error_body, error_response, first_message, validation_errors
+from otterweb.api.errors import ScriptError
 from otterweb.executions import selectors, services
+from otterweb.executions.forms import RunForm
 from otterweb.executions.local_runs import run_as_summary
 from otterweb.executions.models import Execution
 from otterweb.inventory.models import Server
 from otterweb.privileges.checks import visible
 from otterweb.privileges.pages import VisibleObjectMixin, get_visible_or_404
+from otterweb.rafts.forms import EditorForm, add_errors
+from otterweb.rafts.services import ScriptInvalid
+from otterweb.rafts.views import RaftItemView
 
 
 class ExecutionListView(LoginRequiredMixin, PermissionRequiredMixin, ListView):
@@ -108,6 +113,103 @@ class ExecutionCancelView(LoginRequiredMixin, PermissionRequiredMixin, View):
         services.request_cancel(execution=execution)
         messages.info(request, "Asked the worker to stop the execution.")
         return redirect("execution-detail", pk=pk)
+
+
+class RaftItemRunView(RaftItemView):
+    """POST rafts/<raft>/<item>/-/run/, the Run of a raft item's page: save the text on screen
+    as the item's next version (none when it is the latest), then run it; refused, the page
+    again with why beside the form. In JSON (``Accept: application/json``) for the page's
+    script, which runs without leaving the page and opens the live log beside the editor."""
+
+    def get(self, request, *args, **kwargs):
+        return redirect("raft-item", raft=kwargs["raft"], name=kwargs["name"])
+
+    def post(self, request, *args, **kwargs):
+        item = self.item()
+        answer_json = wants_json(request)
+        if not request.user.has_perm("executions.add_execution"):
+            return self.refuse(answer_json, "You may not run scripts.")
+        editable = request.user.has_perm("rafts.change_raftitem", item)
+        data = request.POST.copy()
+        data.setdefault("content", item.content)  # no text sent: the saved text, never none
+        form, run_form = EditorForm(data, editable=editable), RunForm(data)
+        if not all([form.is_valid(), run_form.is_valid()]):
+            return self.refused(item, form, run_form, answer_json=answer_json)
+        if not editable and form.cleaned_data["content"] != item.content:
+            return self.refuse(answer_json, "You may not change this item: run its saved text.")
+        latest = item.versions.first()
+        run = run_form.cleaned_data
+        try:
+            execution = services.save_and_run(
+                item=item,
+                content=form.cleaned_data["content"],
+                message=form.cleaned_data.get("message", ""),
+                author=request.user,
+                servers=[server.name for server in run["servers"]],
+                roles=[role.name for role in run["roles"]],
+                environments=[environment.name for environment in run["environments"]],
+                mode=run["mode"],
+                simulate=run["simulate"],
+            )
+        except ValidationError as error:
+            # the text's problems beside the text, the others beside the Run
+            about_text = hasattr(error, "error_dict") and set(error.error_dict) <= set(form.fields)
+            add_errors(form if about_text else run_form, error)
+            return self.refused(item, form, run_form, answer_json=answer_json, error=error)
+        version = execution.job.script_version
+        saved = latest is None or version.pk != latest.pk
+        if answer_json:
+            return JsonResponse(
+                services.run_answer(execution=execution, user=request.user, saved=saved),
+                status=201,
+            )
+        if saved:
+            messages.success(request, f"Saved {item} as version {version.number} and ran it.")
+        return redirect("execution-detail", pk=execution.pk)
+
+    def refuse(self, answer_json: bool, detail: str):
+        if answer_json:
+            return error_response(403, detail, "permission_denied")
+        return self.handle_no_permission()
+
+    def refused(self, item, form, run_form, *, answer_json: bool, error=None):
+        """The item page again with the forms' errors; in JSON, the API's error body (400)."""
+        if answer_json:
+            return JsonResponse(form_error_body(form, run_form, error=error), status=400)
+        return self.invalid(item, form, run_form=run_form)
+
+
+def wants_json(request) -> bool:
+    """The page's script asks for JSON; a browser's form post asks for HTML."""
+    return request.get_preferred_type(["text/html", "application/json"]) == "application/json"
+
+
+def form_error_body(*forms, error: ValidationError | None = None) -> dict:
+    """The API's one error body for refused forms: ``errors`` by field (``non_field_errors``
+    for the rest), ``detail`` the first message, and for a script that does not parse its
+    ``diagnostics`` (the page marks them in the editor)."""
+    errors = {
+        "non_field_errors" if field == "__all__" else field: list(problems)
+        for form in forms
+        for field, problems in form.errors.items()
+    }
+    if isinstance(error, ScriptInvalid):
+        script_error = ScriptError(error.syntax_error)
+        return error_body(
+            str(script_error.detail), "script", errors=errors, diagnostics=script_error.diagnostics
+        )
+    return error_body(first_message(errors), "invalid", errors=errors)
+
+
+def item_page(*, request, item) -> dict:
+    """The Run of a raft item's page (rafts'), added to it from the AppConfig: for a script the
+    user may run, where and how to run it, posted to RaftItemRunView."""
+    if not (item.is_otterscript and request.user.has_perm("executions.add_execution")):
+        return {}
+    return {
+        "run_form": RunForm(),
+        "run_url": reverse("raft-item-run", args=[item.raft.name, item.name]),
+    }
 
 
 def server_page(*, user, server: Server) -> dict:

@@ -6,8 +6,6 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.text import normalize_newlines
 
-from otterweb.executions.models import Mode
-from otterweb.inventory.models import Environment, Role, Server
 from otterweb.rafts import services
 from otterweb.rafts.models import Raft, RaftItem
 
@@ -66,8 +64,8 @@ class ItemRenameForm(forms.Form):
 
 
 class EditorForm(forms.Form):
-    """What the item page posts for Save and for Run: the text and why it changed, then where
-    and how to run it (only Run reads those)."""
+    """What the item page posts for Save: the text and why it changed (its Run posts them too,
+    with where and how to run it: otterweb.executions.forms.RunForm)."""
 
     content = ContentField(label="Text")
     message = forms.CharField(
@@ -76,26 +74,12 @@ class EditorForm(forms.Form):
         max_length=500,
         help_text="Kept with the version that the save makes.",
     )
-    servers = forms.ModelMultipleChoiceField(
-        Server.objects.filter(active=True), required=False, to_field_name="name"
-    )
-    roles = forms.ModelMultipleChoiceField(Role.objects.all(), required=False, to_field_name="name")
-    environments = forms.ModelMultipleChoiceField(
-        Environment.objects.all(), required=False, to_field_name="name"
-    )
-    mode = forms.ChoiceField(choices=Mode.choices, initial=Mode.EXECUTE, required=False)
-    simulate = forms.BooleanField(
-        required=False, help_text="Report what would change without changing it."
-    )
 
     def __init__(self, *args, editable: bool = True, **kwargs):
         super().__init__(*args, **kwargs)
         if not editable:
             self.fields["content"].widget.attrs["readonly"] = True
             del self.fields["message"]
-
-    def clean_mode(self) -> str:
-        return self.cleaned_data["mode"] or Mode.EXECUTE
 
 
 class CompareForm(forms.Form):

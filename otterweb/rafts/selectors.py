@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db.models import Count, QuerySet
 from django.utils.text import normalize_newlines
 
-from otterweb.executions.models import JobTemplate
 from otterweb.rafts.models import Raft, RaftItem, RaftItemDraft, RaftItemVersion
 
 # How a script opens in the editor: its header (``##AH:UseTextMode``, ``##AH:UseVisualMode``),
@@ -37,13 +37,15 @@ def raft_item_count(*, raft: Raft) -> int:
     return raft.items.count()
 
 
+# the names of the job templates that run any of some items (``items=``: a raft item queryset
+# or list), from the app that has job templates (executions), added from its AppConfig.ready
+JOB_TEMPLATES_OF: list[Callable[..., list[str]]] = []
+
+
 def job_templates_of(*, items) -> list[str]:
-    """The names of the job templates that run any of ``items`` (a raft item queryset)."""
-    return list(
-        JobTemplate.objects.filter(raft_item__in=items)
-        .order_by("name")
-        .values_list("name", flat=True)
-    )
+    """The names of the job templates that run any of ``items`` (a raft item queryset or
+    list), in order."""
+    return sorted({name for templates_of in JOB_TEMPLATES_OF for name in templates_of(items=items)})
 
 
 def latest_version(*, item: RaftItem) -> RaftItemVersion | None:

@@ -1,24 +1,21 @@
-"""Raft pages: the rafts, a raft's items, and an item's editor with save and run, its versions,
-their differences and restore. Every change goes through the services. The item page's Run also
-answers in JSON (``Accept: application/json``), for the page's script that runs without leaving
-the page and opens the live log beside the editor."""
+"""Raft pages: the rafts, a raft's items, and an item's editor with save, its versions, their
+differences and restore. Every change goes through the services. The apps that run items add
+to the item's page (``ITEM_PAGE_PARTS``): executions its Run, which posts to a page of its own."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import pairwise
 
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import ValidationError
-from django.http import Http404, JsonResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views import View
 from django.views.generic import FormView, ListView, TemplateView
 
-from otterweb.api.error_body import error_body, error_response, first_message
-from otterweb.api.errors import ScriptError
-from otterweb.executions import services as executions
 from otterweb.privileges.checks import may_everywhere, visible
 from otterweb.privileges.pages import get_visible_or_404
 from otterweb.rafts import selectors, services
@@ -171,8 +168,14 @@ class ItemCreateView(ServiceFormView):
         return reverse("raft-item", args=[item.raft.name, item.name])
 
 
+# What the apps that run items add to an item's page, each a callable(request=, item=) giving
+# context (executions: its Run), added from their AppConfig.ready: rafts imports none of them.
+ITEM_PAGE_PARTS: list[Callable[..., dict]] = []
+
+
 class RaftItemView(PageMixin, TemplateView):
-    """The editor: Save makes a version; Run saves what is on screen, then runs it."""
+    """The editor: Save makes a version. (Run, when the user may run the item, is a part that
+    another app adds: ITEM_PAGE_PARTS.)"""
 
     permission_required = "rafts.view_raftitem"
     template_name = "rafts/item.html"
@@ -186,7 +189,11 @@ class RaftItemView(PageMixin, TemplateView):
             version.previous_number = older.number
         latest = versions[0].number if versions else 0
         numbers = [version.number for version in versions]
+        parts: dict = {}
+        for part in ITEM_PAGE_PARTS:
+            parts.update(part(request=self.request, item=item))
         return {
+            **parts,
             **super().get_context_data(**kwargs),
             "item": item,
             "form": kwargs.get("form")
@@ -194,7 +201,6 @@ class RaftItemView(PageMixin, TemplateView):
             "editable": editable,
             # the page asks for the draft only when there is one (no 404 at every visit)
             "has_draft": editable and selectors.draft_of(item=item, user=user) is not None,
-            "runnable": item.is_otterscript and user.has_perm("executions.add_execution"),
             "versions": versions,
             "latest": latest,
             "next_version": latest + 1,
@@ -206,35 +212,28 @@ class RaftItemView(PageMixin, TemplateView):
         }
 
     def post(self, request, *args, **kwargs):
+        """Save the text on screen as the item's next version (none when it is the latest)."""
         item = self.item()
-        running = "run" in request.POST
-        answer_json = running and wants_json(request)
-        editable = request.user.has_perm("rafts.change_raftitem", item)
-        if not (request.user.has_perm("executions.add_execution") if running else editable):
-            return self.refuse(answer_json, "You may not run scripts.")
+        if not request.user.has_perm("rafts.change_raftitem", item):
+            return self.handle_no_permission()
         data = request.POST.copy()
         data.setdefault("content", item.content)  # no text sent: the saved text, never none
-        form = EditorForm(data, editable=editable)
+        form = EditorForm(data)
         if not form.is_valid():
-            return self.invalid(item, form, running=running, answer_json=answer_json)
-        content = form.cleaned_data["content"]
-        if not editable and content != item.content:
-            return self.refuse(answer_json, "You may not change this item: run its saved text.")
+            return self.invalid(item, form)
         latest = item.versions.first()
         try:
-            if running:
-                return self.run(item, form, answer_json=answer_json)
             saved = services.save_item(
                 raft=item.raft,
                 name=item.name,
-                content=content,
+                content=form.cleaned_data["content"],
                 kind=item.kind,
                 author=request.user,
                 message=form.cleaned_data.get("message", ""),
             )
         except ValidationError as error:
             add_errors(form, error)
-            return self.invalid(item, form, running=running, answer_json=answer_json, error=error)
+            return self.invalid(item, form)
         now = saved.versions.first()
         if latest is not None and now.pk == latest.pk:
             messages.info(request, f"No changes to save: version {now.number} is the latest.")
@@ -242,62 +241,9 @@ class RaftItemView(PageMixin, TemplateView):
             messages.success(request, f"Saved {saved} as version {now.number}.")
         return redirect(request.path)
 
-    def refuse(self, answer_json: bool, detail: str):
-        if answer_json:
-            return error_response(403, detail, "permission_denied")
-        return self.handle_no_permission()
-
-    def invalid(self, item, form, *, running: bool, answer_json: bool, error=None):
-        """The page again with the form's errors; in JSON, the API's error body (400)."""
-        if answer_json:
-            return JsonResponse(form_error_body(form, error), status=400)
-        return self.render_to_response(self.get_context_data(item=item, form=form, ran=running))
-
-    def run(self, item: RaftItem, form: EditorForm, *, answer_json: bool = False):
-        data = form.cleaned_data
-        latest = item.versions.first()
-        execution = executions.save_and_run(
-            item=item,
-            content=data["content"],
-            message=data.get("message", ""),
-            author=self.request.user,
-            servers=[server.name for server in data["servers"]],
-            roles=[role.name for role in data["roles"]],
-            environments=[environment.name for environment in data["environments"]],
-            mode=data["mode"],
-            simulate=data["simulate"],
-        )
-        version = execution.job.script_version
-        saved = latest is None or version.pk != latest.pk
-        if answer_json:
-            return JsonResponse(
-                executions.run_answer(execution=execution, user=self.request.user, saved=saved),
-                status=201,
-            )
-        if saved:
-            messages.success(self.request, f"Saved {item} as version {version.number} and ran it.")
-        return redirect("execution-detail", pk=execution.pk)
-
-
-def wants_json(request) -> bool:
-    """The page's script asks for JSON; a browser's form post asks for HTML."""
-    return request.get_preferred_type(["text/html", "application/json"]) == "application/json"
-
-
-def form_error_body(form, error: ValidationError | None = None) -> dict:
-    """The API's one error body for a refused form: ``errors`` by field (``non_field_errors``
-    for the rest), ``detail`` the first message, and for a script that does not parse its
-    ``diagnostics`` (the page marks them in the editor)."""
-    errors = {
-        "non_field_errors" if field == "__all__" else field: list(problems)
-        for field, problems in form.errors.items()
-    }
-    if isinstance(error, services.ScriptInvalid):
-        script_error = ScriptError(error.syntax_error)
-        return error_body(
-            str(script_error.detail), "script", errors=errors, diagnostics=script_error.diagnostics
-        )
-    return error_body(first_message(errors), "invalid", errors=errors)
+    def invalid(self, item, form, **context):
+        """The page again, with the form's errors."""
+        return self.render_to_response(self.get_context_data(item=item, form=form, **context))
 
 
 class ItemEditView(ServiceFormView):

@@ -162,8 +162,9 @@ def test_run_beside_cancels_a_long_run(site) -> None:
 def test_run_beside_refused_says_why_on_the_page(site) -> None:
     with watched_page(site) as (page, watch):
         url = open_item(page, site, "deploy")
-        # the 400s: the run refused (twice), the lint of text that does not parse
-        watch.expect(url)
+        # the 400s: the run refused (twice) at the item's run address, the lint of text that
+        # does not parse
+        watch.expect(f"{url}-/run/")
         watch.expect(f"{site.base}/api/scripts/check/")
 
         # no targets

@@ -217,7 +217,7 @@ def test_run_saves_the_text_on_screen_and_runs_it(admin_client, item) -> None:
     text = "Log-Information edited;\n"
     assert "Saves your changes as version 3, then runs it" in page(admin_client.get(item_url(item)))
     response = admin_client.post(
-        item_url(item),
+        item_url(item, "raft-item-run"),
         {"run": "1", "content": text, "message": "try", "servers": ["web1"], "mode": "execute"},
     )
     execution = Execution.objects.get()
@@ -232,7 +232,7 @@ def test_run_saves_the_text_on_screen_and_runs_it(admin_client, item) -> None:
 def test_run_makes_no_version_when_the_text_is_the_latest(admin_client, item) -> None:
     Server.objects.create(name="web1")
     admin_client.post(
-        item_url(item),
+        item_url(item, "raft-item-run"),
         {"run": "1", "content": item.content, "servers": ["web1"], "mode": "execute"},
     )
     assert item.versions.count() == 2
@@ -242,7 +242,8 @@ def test_run_makes_no_version_when_the_text_is_the_latest(admin_client, item) ->
 def test_run_with_unparsable_text_runs_nothing_and_shows_diagnostics(admin_client, item) -> None:
     Server.objects.create(name="web1")
     response = admin_client.post(
-        item_url(item), {"run": "1", "content": "set $x 1;", "servers": ["web1"], "mode": "execute"}
+        item_url(item, "raft-item-run"),
+        {"run": "1", "content": "set $x 1;", "servers": ["web1"], "mode": "execute"},
     )
     text = page(response)
     assert response.status_code == 200 and "main::deploy:1:8: error" in text
@@ -253,7 +254,7 @@ def test_run_with_unparsable_text_runs_nothing_and_shows_diagnostics(admin_clien
 def test_run_refused_shows_why_beside_the_form_and_saves_nothing(admin_client, item) -> None:
     Role.objects.create(name="db")  # no server has it
     response = admin_client.post(
-        item_url(item),
+        item_url(item, "raft-item-run"),
         {"run": "1", "content": "Log-Information x;", "roles": ["db"], "mode": "execute"},
     )
     text = page(response)
@@ -270,7 +271,7 @@ def test_run_answers_json_for_the_page_script_without_leaving_the_page(admin_cli
     Server.objects.create(name="web1")
     text = "Log-Information edited;\n"
     response = admin_client.post(
-        item_url(item),
+        item_url(item, "raft-item-run"),
         {"run": "1", "content": text, "message": "try", "servers": ["web1"], "mode": "execute"},
         **JSON,
     )
@@ -298,7 +299,7 @@ def test_run_answers_json_for_the_page_script_without_leaving_the_page(admin_cli
     assert execution.job.script == text and item.versions.first().message == "try"
     # the same text again: no version made, and no message kept for the next page
     again = admin_client.post(
-        item_url(item), {"run": "1", "content": text, "servers": ["web1"]}, **JSON
+        item_url(item, "raft-item-run"), {"run": "1", "content": text, "servers": ["web1"]}, **JSON
     ).json()
     assert (again["version"], again["saved"]) == (3, False)
     assert again["message"] == "Ran version 3 of main::deploy."
@@ -307,7 +308,9 @@ def test_run_answers_json_for_the_page_script_without_leaving_the_page(admin_cli
 
 def test_run_in_json_refused_without_targets_says_why_and_saves_nothing(admin_client, item) -> None:
     response = admin_client.post(
-        item_url(item), {"run": "1", "content": "Log-Information x;", "mode": "execute"}, **JSON
+        item_url(item, "raft-item-run"),
+        {"run": "1", "content": "Log-Information x;", "mode": "execute"},
+        **JSON,
     )
     assert response.status_code == 400
     body = response.json()
@@ -319,7 +322,9 @@ def test_run_in_json_refused_without_targets_says_why_and_saves_nothing(admin_cl
 def test_run_in_json_of_unparsable_text_has_the_diagnostics(admin_client, item) -> None:
     Server.objects.create(name="web1")
     response = admin_client.post(
-        item_url(item), {"run": "1", "content": "set $x 1;", "servers": ["web1"]}, **JSON
+        item_url(item, "raft-item-run"),
+        {"run": "1", "content": "set $x 1;", "servers": ["web1"]},
+        **JSON,
     )
     body = response.json()
     assert response.status_code == 400 and body["code"] == "script"
@@ -328,7 +333,9 @@ def test_run_in_json_of_unparsable_text_has_the_diagnostics(admin_client, item) 
     first = body["diagnostics"][0]
     assert (first["line"], first["column"], first["severity"]) == (1, 8, "error")
     unknown = admin_client.post(
-        item_url(item), {"run": "1", "content": "Log-Information x;", "servers": ["nope"]}, **JSON
+        item_url(item, "raft-item-run"),
+        {"run": "1", "content": "Log-Information x;", "servers": ["nope"]},
+        **JSON,
     ).json()
     assert "nope" in unknown["errors"]["servers"][0] and "diagnostics" not in unknown
     assert not Execution.objects.exists()
@@ -336,8 +343,23 @@ def test_run_in_json_of_unparsable_text_has_the_diagnostics(admin_client, item) 
 
 def test_run_in_json_without_permission_is_a_json_403(client_with, item) -> None:
     client = client_with("rafts.view_raftitem")
-    response = client.post(item_url(item), {"run": "1", "content": item.content}, **JSON)
+    response = client.post(
+        item_url(item, "raft-item-run"), {"run": "1", "content": item.content}, **JSON
+    )
     assert response.status_code == 403 and response.json()["code"] == "permission_denied"
+
+
+def test_item_page_posts_run_to_its_run_address_and_save_to_itself(
+    admin_client, client_with, item
+) -> None:
+    """The page's script starts a run at the form's address; a form post runs there too."""
+    text = page(admin_client.get(item_url(item)))
+    assert f'<form method="post" class="form" action="{item_url(item, "raft-item-run")}"' in text
+    assert f'name="save" class="primary" formaction="{item_url(item)}"' in text
+    editor = client_with("rafts.view_raftitem", "rafts.change_raftitem")
+    assert '<form method="post" class="form">' in page(editor.get(item_url(item)))
+    run_page = admin_client.get(item_url(item, "raft-item-run"))
+    assert run_page.status_code == 302 and run_page.url == item_url(item)
 
 
 def test_item_page_has_the_target_preview_hooks(admin_client, item) -> None:
@@ -384,7 +406,7 @@ def test_view_only_user_gets_403_on_every_post(viewer, item) -> None:
     for url, data in posts.items():
         assert viewer.post(url, data).status_code == 403, url
     run = {"run": "1", "content": "Log-Information x;", "mode": "execute"}
-    assert viewer.post(item_url(item), run).status_code == 403
+    assert viewer.post(item_url(item, "raft-item-run"), run).status_code == 403
     item.refresh_from_db()
     assert item.versions.count() == 2 and Raft.objects.get().name == "main"
 
@@ -395,8 +417,9 @@ def test_runner_without_change_permission_runs_the_saved_text_only(client_with, 
     )
     Server.objects.create(name="web1")
     run = {"run": "1", "servers": ["web1"], "mode": "execute"}
-    assert client.post(item_url(item), {**run, "content": "Log-Information x;"}).status_code == 403
-    response = client.post(item_url(item), {**run, "content": item.content})
+    run_url = item_url(item, "raft-item-run")
+    assert client.post(run_url, {**run, "content": "Log-Information x;"}).status_code == 403
+    response = client.post(run_url, {**run, "content": item.content})
     assert response.status_code == 302 and Execution.objects.get().job.script == item.content
 
 
