@@ -478,7 +478,7 @@ def stored_times(site: Site, execution_id: int) -> list[tuple[int, float, str]]:
     database = sqlite3.connect(f"file:{site.data / 'otterweb.sqlite3'}?mode=ro", uri=True)
     try:
         rows = database.execute(
-            "select seq, time, message from executions_logentry where execution_id = ?"
+            "select seq, time, message from execution_logs_logentry where execution_id = ?"
             " order by seq",
             (execution_id,),
         ).fetchall()

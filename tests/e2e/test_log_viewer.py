@@ -92,7 +92,7 @@ def stored(site: Site, execution_id: int) -> list[dict]:
     """The execution's log as stored: every entry in seq order."""
     rows = query(
         site,
-        "select seq, scope_id, level, message, line, time from executions_logentry"
+        "select seq, scope_id, level, message, line, time from execution_logs_logentry"
         " where execution_id = ? order by seq",
         execution_id,
     )
@@ -102,7 +102,7 @@ def stored(site: Site, execution_id: int) -> list[dict]:
 
 
 def stored_scopes(site: Site, execution_id: int) -> dict[int, dict]:
-    rows = query(site, "select * from executions_logscope where execution_id = ?", execution_id)
+    rows = query(site, "select * from execution_logs_logscope where execution_id = ?", execution_id)
     return {row["scope_id"]: row for row in rows}
 
 
