@@ -1,5 +1,5 @@
 // The messages of an execution's websocket (/ws/executions/<id>/?after=<seq>,
-// otterweb/executions/events.py) and small helpers about them: how a status and a scope read
+// otterweb/execution_logs/events.py) and small helpers about them: how a status and a scope read
 // for people, the socket's address, the close codes after which it is not reopened. What the
 // viewer makes of the lines is model.ts's.
 
@@ -81,7 +81,7 @@ export function socketUrl(where: { protocol: string; host: string }, id: number 
   return `${scheme}://${where.host}/ws/executions/${encodeURIComponent(String(id))}/?after=${after}`;
 }
 
-// the consumer's close codes (otterweb/executions/consumers.py): no reconnection after these
+// the consumer's close codes (otterweb/execution_logs/consumers.py): no reconnection after these
 export const REFUSALS: Record<number, string> = {
   4403: "You may not see this execution's log.",
   4404: "This execution does not exist (any more).",

@@ -1,6 +1,6 @@
 // Run's submit on the item page: the form's data (Run's name, the text on screen, the targets,
-// the mode) posted to the page's address without leaving it (client.ts), one start at a time, the
-// fieldset busy meanwhile. A run that saved the text says so; a refused run shows why in the Run
+// the mode) posted to the form's address (the item's `-/run/`) without leaving the page
+// (client.ts), one start at a time, the fieldset busy meanwhile. A run that saved the text says so; a refused run shows why in the Run
 // fieldset (refusal.ts) and marks a script's problems in the editor.
 
 import type { EditorView } from "@codemirror/view";
