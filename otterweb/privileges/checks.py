@@ -134,8 +134,8 @@ class Privileges:
                 held.environments, held.everywhere = set(), False
 
     def _load(self, user) -> None:
-        for permission in _model_permissions(user):
-            self.held[permission].everywhere = True
+        for name in _model_permissions(user):
+            self.held[name].everywhere = True
         grants = (
             Grant.objects.filter(Q(user=user) | Q(group__in=user.groups.all()))
             .select_related("role")

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -22,14 +24,17 @@ class GrantForm(forms.Form):
     )
     scope = forms.ChoiceField(choices=Scope.choices, initial=Scope.ENVIRONMENT)
     environment = forms.ModelChoiceField(
-        Grant.environment.field.related_model.objects.all(), required=False, to_field_name="name"
+        Grant.environment.field.related_model._default_manager.all(),
+        required=False,
+        to_field_name="name",
     )
     raft = forms.ModelChoiceField(
-        Grant.raft.field.related_model.objects.all(), required=False, to_field_name="name"
+        Grant.raft.field.related_model._default_manager.all(), required=False, to_field_name="name"
     )
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         if bool(data.get("user")) == bool(data.get("group")):
             raise forms.ValidationError("Choose a user or a group (one of them).")
         scope = data.get("scope")

@@ -37,6 +37,11 @@ class Scope(models.TextChoices):
 class OnScope:
     """For a model with ``environment`` and ``raft`` (at most one set): where it applies."""
 
+    environment_id: int | None
+    environment: models.Model | None
+    raft_id: int | None
+    raft: models.Model | None
+
     @property
     def scope_label(self) -> str:
         if self.environment_id:

@@ -4,9 +4,13 @@ user may see."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
+from django.views.generic.detail import SingleObjectMixin
+from django.views.generic.list import MultipleObjectMixin
 
 from otterweb.privileges.checks import may, visible
 
@@ -38,19 +42,25 @@ def require(user, obj, *permissions: str) -> None:
             raise PermissionDenied(f"You may not do that to {obj}: it is outside your privileges.")
 
 
-def narrow_choices(form, user, names: tuple[str, ...] | None = None):
+def narrow_choices(
+    form, user, names: tuple[str, ...] | None = None, *, permission: str | None = None
+):
     """``form``'s choices of objects (those of the fields ``names``, or all) narrowed to those
-    ``user`` may see; the form."""
+    ``user`` may see (or may ``permission``); the form."""
     for name, field in form.fields.items():
         queryset = getattr(field, "queryset", None)
         if queryset is not None and (names is None or name in names):
-            field.queryset = visible(user, queryset)
+            field.queryset = visible(user, queryset, permission)
     return form
 
 
-class VisibleObjectMixin:
+class VisibleObjectMixin(SingleObjectMixin):
     """For DetailView, UpdateView, DeleteView: the object, when the user may see it, and holds on
     it every permission the view requires (``permission_required``)."""
+
+    # the view's, and PermissionRequiredMixin's (before this one in the view's bases)
+    request: HttpRequest
+    get_permission_required: Callable[[], Sequence[str]]
 
     def get_object(self, queryset=None):
         obj = super().get_object(queryset)
@@ -58,8 +68,10 @@ class VisibleObjectMixin:
         return obj
 
 
-class VisibleListMixin:
+class VisibleListMixin(MultipleObjectMixin):
     """For ListView: only what the user may see."""
+
+    request: HttpRequest  # the view's
 
     def get_queryset(self):
         return visible(self.request.user, super().get_queryset())

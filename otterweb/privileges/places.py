@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from django.db.models import Model
 
@@ -28,13 +29,16 @@ class Place:
 NOWHERE = Place()
 SHARED = Place(shared=True)
 
-_PLACES: dict[type[Model], Callable[[Model], Place]] = {}
+M = TypeVar("M", bound=Model)
+
+# each function is called with objects of the model it is registered for
+_PLACES: dict[type[Model], Callable[[Any], Place]] = {}
 # models whose lists are long: where they are, as lookups a query can filter on
 _LOOKUPS: dict[type[Model], tuple[str, str]] = {}
 
 
 def register(
-    model: type[Model], where: Callable[[Model], Place], *, lookups: tuple[str, str] | None = None
+    model: type[M], where: Callable[[M], Place], *, lookups: tuple[str, str] | None = None
 ) -> None:
     """``where(obj)`` says where ``model``'s objects are; ``lookups``, the same in the database
     (the lookups of its environments and of its raft, used when it is in no environment), for

@@ -13,10 +13,9 @@ from django.views import View
 from django.views.generic import TemplateView
 
 from otterweb.privileges import selectors, services
-from otterweb.privileges.checks import visible
 from otterweb.privileges.forms import GrantForm
 from otterweb.privileges.models import Grant, Role
-from otterweb.privileges.pages import get_visible_or_404
+from otterweb.privileges.pages import get_visible_or_404, narrow_choices
 
 
 class GrantListView(LoginRequiredMixin, PermissionRequiredMixin, TemplateView):
@@ -29,15 +28,11 @@ class GrantListView(LoginRequiredMixin, PermissionRequiredMixin, TemplateView):
         query = self.request.GET
         user = get_user_model().objects.filter(username=query.get("user") or None).first()
         group = Group.objects.filter(name=query.get("group") or None).first()
-        role = Role.objects.filter(
-            pk=query.get("role") if query.get("role", "").isdigit() else None
-        ).first()
+        role_id = query.get("role", "")
+        role = Role.objects.filter(pk=role_id).first() if role_id.isdigit() else None
         viewer = self.request.user
         form = kwargs.pop("form", None) or GrantForm()
-        # where the viewer may grant
-        for scope in ("environment", "raft"):
-            field = form.fields[scope]
-            field.queryset = visible(viewer, field.queryset, "privileges.add_grant")
+        narrow_choices(form, viewer, ("environment", "raft"), permission="privileges.add_grant")
         return {
             **super().get_context_data(**kwargs),
             "grants": selectors.grants(
