@@ -1,3 +1,6 @@
+from collections.abc import Callable
+from typing import Any
+
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
@@ -26,8 +29,9 @@ class CheckedByServices(forms.ModelForm):
     def check(self, data: dict) -> None:
         raise NotImplementedError
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         try:
             self.check(data)
         except ValidationError as error:
@@ -36,15 +40,16 @@ class CheckedByServices(forms.ModelForm):
 
     def _post_clean(self) -> None:
         if not self.errors:
-            super()._post_clean()
+            super()._post_clean()  # type: ignore[misc]  # private, missing from the stubs
 
 
-class ThroughServices:
+class ThroughServices(admin.ModelAdmin):
     """An admin that writes through the services: ``save`` (services.save_<model>) is given the
     object by its model's name and the form's fields, the many-to-many ones included (the form
     does not set them again), and ``delete`` (services.delete_<model>) the object."""
 
-    save = delete = None
+    save: Callable[..., object]
+    delete: Callable[..., None]
 
     def save_model(self, request, obj, form, change) -> None:
         self.save(**{obj._meta.model_name: obj}, **form.cleaned_data)
@@ -73,10 +78,10 @@ class VariableInlineForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         hide_sensitive_value(self, placeholder="Sensitive: leave empty to keep")
 
-    def clean(self):
-        data = super().clean()
-        keep_stored_value(self, data)
-        return data
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        keep_stored_value(self, self.cleaned_data)
+        return self.cleaned_data
 
 
 def keep_stored_value(form: forms.ModelForm, data: dict) -> None:
@@ -103,7 +108,7 @@ def hide_sensitive_value(form: forms.ModelForm, *, placeholder: str) -> None:
         field.widget.attrs["placeholder"] = placeholder
 
 
-class MaskedValueForViewers:
+class MaskedValueForViewers(admin.options.BaseModelAdmin):
     """Someone who may only view sees a variable's value through ``shown_value``: the mask for a
     sensitive one (never its value, and never the empty column it is stored beside)."""
 
@@ -131,7 +136,10 @@ class VariableInlineFormSet(forms.BaseInlineFormSet):
         scope = {self.fk.name: self.instance} if self.instance.pk else {}
         seen: set[str] = set()
         for form in self.forms:
-            if not hasattr(form, "cleaned_data") or self._should_delete_form(form):
+            if not hasattr(form, "cleaned_data"):
+                continue
+            # private, missing from the stubs
+            if self._should_delete_form(form):  # type: ignore[attr-defined]
                 continue
             if not form.has_changed() and not form.instance.pk:
                 continue
@@ -375,7 +383,9 @@ class VariableAdmin(ThroughServices, MaskedValueForViewers, admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change) -> None:
         data = form.cleaned_data
-        scope = {key: data[key] for key in SCOPES}
+        scope = services.VariableScope(
+            server=data["server"], environment=data["environment"], role=data["role"]
+        )
         if change:  # a change of scope is the admin's alone: the pages move no variable
             services.change_variable(
                 variable=obj,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Model
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, viewsets
+from rest_framework import generics, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
@@ -38,7 +38,8 @@ def kept(instance: Model, data: dict, names: list[str]) -> dict:
 
 
 class EnvironmentSerializer(serializers.ModelSerializer):
-    parent = serializers.SlugRelatedField(
+    # a declared field leaves the class (SerializerMetaclass): it hides no Field.parent
+    parent = serializers.SlugRelatedField(  # type: ignore[assignment]
         slug_field="name", queryset=Environment.objects.all(), allow_null=True, required=False
     )
 
@@ -184,7 +185,7 @@ class VariableSerializer(serializers.ModelSerializer):
             "updated",
         ]
         read_only_fields = ["created", "updated"]
-        validators = []  # one name per scope: checked by the model's constraints in full_clean
+        validators: list = []  # one name per scope: checked by the model's constraints in full_clean
 
     def create(self, data):
         if "value" not in data:
@@ -192,10 +193,13 @@ class VariableSerializer(serializers.ModelSerializer):
         return services.set_variable(**data)
 
     def update(self, instance, data):
-        scopes = ("server", "environment", "role")
         scope = None
-        if any(key in data for key in scopes):
-            scope = {key: data.get(key, getattr(instance, key)) for key in scopes}
+        if any(key in data for key in ("server", "environment", "role")):
+            scope = services.VariableScope(
+                server=data.get("server", instance.server),
+                environment=data.get("environment", instance.environment),
+                role=data.get("role", instance.role),
+            )
         return services.change_variable(
             variable=instance,
             name=data.get("name", instance.name),
@@ -285,7 +289,7 @@ class TrustHostKeySerializer(serializers.Serializer):
 CHANGE_SERVERS = view_and("inventory.change_server", "You may not change servers.")
 
 
-class ServerSshActions:
+class ServerSshActions(generics.GenericAPIView):
     """The server check and host key trust, for ServerViewSet: they need 'change server'."""
 
     @extend_schema(request=None, responses={200: ServerSerializer})

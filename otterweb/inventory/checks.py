@@ -44,7 +44,7 @@ DUE_EVERY_SECONDS = 30
 
 # The engine's name for each kind of stored credential: what an operation (or the SSH agent)
 # checks against the kinds it accepts. A kind missing here is refused by all of them.
-RUN_KINDS = {
+RUN_KINDS: dict[str, str] = {
     Credential.Kind.PASSWORD: "password",
     Credential.Kind.PRIVATE_KEY: "private_key",
     Credential.Kind.TOKEN: "token",

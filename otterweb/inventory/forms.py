@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.core.exceptions import ValidationError
+from django.http import QueryDict
 from django.utils.text import normalize_newlines
 
 from otterweb.inventory import selectors, services
@@ -44,9 +47,9 @@ class EnvironmentForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if self.instance.pk:  # neither itself nor anything inside it can be its parent
             inside = [e.pk for e in selectors.descendants(environment=self.instance)]
-            self.fields["parent"].queryset = Environment.objects.exclude(
-                pk__in=[self.instance.pk, *inside]
-            )
+            parent = self.fields["parent"]
+            assert isinstance(parent, forms.ModelChoiceField)
+            parent.queryset = Environment.objects.exclude(pk__in=[self.instance.pk, *inside])
 
 
 class RoleForm(forms.ModelForm):
@@ -58,12 +61,15 @@ class RoleForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        dependencies, configuration = self.fields["dependencies"], self.fields["configuration"]
+        assert isinstance(dependencies, forms.ModelMultipleChoiceField)
+        assert isinstance(configuration, forms.ModelChoiceField)
         if self.instance.pk:
-            self.fields["dependencies"].queryset = Role.objects.exclude(pk=self.instance.pk)
+            dependencies.queryset = Role.objects.exclude(pk=self.instance.pk)
         self.fields["remediation"].required = False  # report, when left out
-        self.fields["configuration"].queryset = RaftItem.objects.filter(
-            kind=RaftItem.Kind.SCRIPT
-        ).select_related("raft")
+        configuration.queryset = RaftItem.objects.filter(kind=RaftItem.Kind.SCRIPT).select_related(
+            "raft"
+        )
 
 
 class ServerForm(forms.ModelForm):
@@ -149,8 +155,9 @@ class CredentialForm(forms.ModelForm):
                 "A secret is stored. Write-only: leave empty to keep it, or type a new one."
             )
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         secret, key = data.get("secret"), data.get("private_key")
         if secret and key:
             raise ValidationError("Give either a password or token, or a private key: not both.")
@@ -162,10 +169,11 @@ class CredentialForm(forms.ModelForm):
 
     def render_secrets_empty(self) -> None:
         """After an error the page is shown again: without the secret that was typed."""
-        self.data = self.data.copy()
-        self.data.pop("secret", None)
-        self.data.pop("private_key", None)
-        self.data.pop("passphrase", None)
+        data = QueryDict(mutable=True)
+        data.update(self.data)
+        for name in ("secret", "private_key", "passphrase"):
+            data.pop(name, None)
+        self.data = data
 
 
 class VariableForm(forms.Form):
@@ -213,8 +221,9 @@ class VariableForm(forms.Form):
                 raise ValidationError("Give a value: text, @(a, b) or %(key: value).")
         return value
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         if data.get("value") is None and self.keeps_stored_value and not data.get("sensitive"):
             self.add_error("value", services.UNMASK_NEEDS_VALUE)
         return data

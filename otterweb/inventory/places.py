@@ -9,7 +9,7 @@ from otterweb.privileges.places import NOWHERE, SHARED, Place, environments_of, 
 def variable_place(variable: Variable) -> Place:
     if variable.environment_id:
         return Place(frozenset({variable.environment_id}))
-    if variable.server_id:
+    if variable.server is not None:
         return Place(environments_of(variable.server.environments))
     return NOWHERE
 

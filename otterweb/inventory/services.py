@@ -6,6 +6,7 @@ are keyed by that field's name, so a form shows them beside it."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypedDict
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -32,6 +33,14 @@ def validate_literal(value: str) -> None:
 
 
 # ---- variables
+
+
+class VariableScope(TypedDict):
+    """Where a variable belongs: one of them at most, none for a global variable."""
+
+    server: Server | None
+    environment: Environment | None
+    role: Role | None
 
 
 def _scope(server, environment, role) -> tuple[str, Model] | None:
@@ -129,7 +138,7 @@ def change_variable(
     name: str,
     value: str | None,
     sensitive: bool,
-    scope: dict[str, Server | Environment | Role | None] | None = None,
+    scope: VariableScope | None = None,
 ) -> Variable:
     """Rename or change ``variable``. ``value=None`` keeps the stored value: a sensitive value
     is write-only, so a form that never showed it sends nothing. ``scope`` (server, environment,
@@ -138,10 +147,10 @@ def change_variable(
     if value is None and stored.sensitive and not sensitive:
         raise ValidationError({"value": UNMASK_NEEDS_VALUE})
     if scope is not None:
-        _scope(scope.get("server"), scope.get("environment"), scope.get("role"))
-        stored.server = scope.get("server")
-        stored.environment = scope.get("environment")
-        stored.role = scope.get("role")
+        _scope(scope["server"], scope["environment"], scope["role"])
+        stored.server = scope["server"]
+        stored.environment = scope["environment"]
+        stored.role = scope["role"]
     return _save_variable(
         stored, name=name, value=stored.literal() if value is None else value, sensitive=sensitive
     )
