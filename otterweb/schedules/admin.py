@@ -1,4 +1,5 @@
 import logging
+from typing import Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
@@ -11,12 +12,30 @@ from otterweb.schedules.models import Schedule, Trigger, TriggerDelivery
 logger = logging.getLogger(__name__)
 
 
+class CheckedScheduleForm(ScheduleForm):
+    """Refused beside the fields, as the service refuses it, before save_model."""
+
+    user: Any = None  # who saves it: set by ScheduleAdmin.get_form
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
+        if not self.errors:
+            stored = Schedule.objects.get(pk=self.instance.pk) if self.instance.pk else None
+            given: dict[str, Any] = {field: data.get(field) for field in services.FIELDS}
+            try:
+                services.check_schedule(schedule=stored, user=self.user, **given)
+            except ValidationError as error:
+                add_errors(self, error)
+        return data
+
+
 @admin.register(Schedule)
 class ScheduleAdmin(admin.ModelAdmin):
     """Saved through the service, as the pages save them: the whole schedule checked, its next
     run worked out."""
 
-    form = ScheduleForm
+    form = CheckedScheduleForm
     list_display = ["name", "kind", "template", "environment", "cron", "time_zone", "enabled"]
     list_display += ["next_run", "last_fired", "last_error"]
     list_filter = ["kind", "enabled", "time_zone"]
@@ -37,24 +56,7 @@ class ScheduleAdmin(admin.ModelAdmin):
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change=change, **kwargs)
-
-        class Checked(form):
-            """Refused beside the fields, as the service refuses it, before save_model."""
-
-            def clean(inner) -> dict:
-                data = super().clean()
-                if not inner.errors:
-                    try:
-                        services.check_schedule(
-                            schedule=Schedule.objects.get(pk=obj.pk) if obj else None,
-                            user=request.user,
-                            **{field: data.get(field) for field in services.FIELDS},
-                        )
-                    except ValidationError as error:
-                        add_errors(inner, error)
-                return data
-
-        return Checked
+        return type(form.__name__, (form,), {"user": request.user})
 
     @admin.action(description="Enable the selected schedules", permissions=["change"])
     def enable(self, request, queryset) -> None:
@@ -71,8 +73,7 @@ class ScheduleAdmin(admin.ModelAdmin):
 
 class TriggerDeliveryInline(admin.TabularInline):
     model = TriggerDelivery
-    fields = ["received", "delivery_id", "execution"]
-    readonly_fields = fields
+    fields = readonly_fields = ("received", "delivery_id", "execution")
     can_delete = False
     extra = 0
     max_num = 0

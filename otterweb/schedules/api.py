@@ -4,7 +4,10 @@ template for whoever holds its secret."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -56,7 +59,7 @@ class ScheduleSerializer(serializers.ModelSerializer):
         read_only=True, help_text='The expression in words, when it is a common one ("" else).'
     )
     runs = serializers.CharField(read_only=True, help_text="What it runs, in words.")
-    owner = serializers.SlugRelatedField(
+    owner: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username",
         read_only=True,
         allow_null=True,
@@ -77,7 +80,7 @@ class ScheduleSerializer(serializers.ModelSerializer):
         fields = ["id", *services.FIELDS, "runs", "cron_words", *read_only_fields]
         # the service checks the fields together (and says so by field)
         validators: list = []
-        extra_kwargs = {"cron": {"validators": []}}
+        extra_kwargs: dict[str, dict[str, Any]] = {"cron": {"validators": []}}
 
     def create(self, data) -> Schedule:
         return self._save(Schedule(), data)
@@ -113,10 +116,10 @@ class ScheduleViewSet(WritesWithinPrivileges, viewsets.ModelViewSet):
 
 class TriggerSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField(help_text="Where to POST to run the template.")
-    created_by = serializers.SlugRelatedField(
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
-    owner = serializers.SlugRelatedField(
+    owner: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username",
         read_only=True,
         allow_null=True,

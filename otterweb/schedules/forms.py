@@ -10,7 +10,7 @@ from otterweb.schedules.models import Schedule, Trigger
 from otterweb.schedules.services import FIELDS
 
 
-class VariablesField(forms.CharField):
+class VariablesField(forms.Field):
     """Values for a template's prompts, one ``Name = value`` a line (blank lines dropped)."""
 
     widget = forms.Textarea(attrs={"rows": 3})
@@ -22,7 +22,7 @@ class VariablesField(forms.CharField):
 
     def to_python(self, value) -> dict:
         variables: dict[str, str] = {}
-        for number, line in enumerate(str(super().to_python(value) or "").splitlines(), 1):
+        for number, line in enumerate(str(value or "").splitlines(), 1):
             if not line.strip():
                 continue
             name, equals, text = line.partition("=")
@@ -63,8 +63,11 @@ class ScheduleForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["environment"].empty_label = "None: the global check"
-        self.fields["template"].empty_label = "(choose one)"
+        environment, template = self.fields["environment"], self.fields["template"]
+        assert isinstance(environment, forms.ModelChoiceField)
+        assert isinstance(template, forms.ModelChoiceField)
+        environment.empty_label = "None: the global check"
+        template.empty_label = "(choose one)"
 
     def _post_clean(self) -> None:
         """The service checks the schedule as a whole (save_schedule), not the form."""

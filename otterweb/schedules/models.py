@@ -170,6 +170,12 @@ class Trigger(models.Model):
     )
     last_error = models.TextField(blank=True, help_text="Why its last accepted call ran nothing.")
 
+    # not stored: the token or the secret of a trigger just made, in the one answer that shows it
+    token: str | None
+    secret: str | None
+    # not stored: where to POST, set by the triggers page
+    url: str
+
     class Meta:
         ordering = ["template", "name", "created"]
         constraints = [

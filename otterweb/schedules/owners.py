@@ -108,13 +108,16 @@ def _scripts(template: JobTemplate, *, item: RaftItem | None = None, content: st
     their parsed scripts; with ``item``, as if it held ``content``. Those that do not parse are
     left out (a run of them does not start)."""
     seen: set[int] = set()
-    pending = [(template.raft_item, 0)]
+    pending: list[tuple[RaftItem | None, int]] = [(template.raft_item, 0)]
     while pending:
         current, depth = pending.pop()
         if current is None or current.pk in seen or depth > MAX_MODULE_DEPTH:
             continue
         seen.add(current.pk)
-        text = content if item is not None and current.pk == item.pk else current.content
+        if item is not None and content is not None and current.pk == item.pk:
+            text = content
+        else:
+            text = current.content
         try:
             script = parse(text, name=str(current))
         except OtterSyntaxError:

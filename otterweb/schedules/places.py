@@ -9,7 +9,7 @@ from otterweb.schedules.models import Schedule, Trigger, TriggerDelivery
 
 
 def schedule_place(schedule: Schedule) -> Place:
-    if schedule.template_id:
+    if schedule.template is not None:
         return template_place(schedule.template)
     if schedule.environment_id:
         return Place(frozenset({schedule.environment_id}))

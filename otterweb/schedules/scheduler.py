@@ -68,6 +68,8 @@ def fire_due(*, now: datetime | None = None) -> list[int]:
 def _claim(schedule: Schedule, now: datetime) -> bool:
     """Move the schedule's next run on past ``now``, if no other process has yet."""
     due_at = schedule.next_run
+    if due_at is None:  # never due (fire_due claims those with a next run)
+        return False
     try:
         following = next_time(schedule.cron, schedule.time_zone, after=now)
     except Exception as error:  # changed behind the forms' back: it cannot run again
@@ -119,13 +121,16 @@ def fire(schedule: Schedule, *, now: datetime) -> Execution | None:
 
 def _start(schedule: Schedule) -> Execution | None:
     if schedule.kind == Schedule.Kind.JOB:
+        template = schedule.template
+        if template is None:  # the database refuses it (schedule_kind_matches_what_it_runs)
+            raise ValidationError("A job schedule runs a job template.")
         # on the owner's behalf, with the owner's rights as they are now, against the
         # template's targets and script as they are now
         owners.check_owner(
-            owner=schedule.owner, template=schedule.template, what=f"The schedule {schedule.name}"
+            owner=schedule.owner, template=template, what=f"The schedule {schedule.name}"
         )
         return launch_template(
-            template=schedule.template, requested_by=schedule.owner, variables=schedule.variables
+            template=template, requested_by=schedule.owner, variables=schedule.variables
         )
     starter = STARTERS.get(schedule.kind)
     if starter is None:

@@ -266,10 +266,13 @@ def pull_trigger(
     runs."""
     now = now or timezone.now()
     trigger = Trigger.objects.select_related("template", "owner").filter(pk=trigger_id).first()
-    reason = _refusal(
-        trigger, token=token, signature=signature, timestamp=timestamp, body=body, now=now
-    )
-    if reason:
+    if trigger is None:
+        reason = "unknown"
+    else:
+        reason = _refusal(
+            trigger, token=token, signature=signature, timestamp=timestamp, body=body, now=now
+        )
+    if trigger is None or reason:
         logger.warning("trigger=%s reason=%s message='call not accepted'", trigger_id, reason)
         raise NotAccepted("not accepted")
     variables = _variables(trigger, body)
@@ -318,16 +321,24 @@ def pull_trigger(
     return execution
 
 
-def _refusal(trigger, *, token, signature, timestamp, body: bytes, now: datetime) -> str:
+def _refusal(
+    trigger: Trigger,
+    *,
+    token: str | None,
+    signature: str | None,
+    timestamp: str | None,
+    body: bytes,
+    now: datetime,
+) -> str:
     """Why the call is not accepted, for the log ("" when it is)."""
-    if trigger is None:
-        return "unknown"
     if not trigger.enabled:
         return "disabled"
     if trigger.kind == Trigger.Kind.TOKEN:
         return "" if signing.token_matches(token, trigger.token_digest) else "token"
+    if not timestamp:
+        return "timestamp"
     try:
-        sent = datetime.fromtimestamp(int(timestamp or ""), tz=now.tzinfo)
+        sent = datetime.fromtimestamp(int(timestamp), tz=now.tzinfo)
     except (ValueError, OverflowError, OSError):
         return "timestamp"
     if abs(now - sent) > TIMESTAMP_TOLERANCE:
