@@ -146,13 +146,13 @@ class ApiKeyRequestSerializer(serializers.Serializer):
         help_text="A narrower key: only this role's permissions (each held by the owner there).",
     )
     environment = serializers.PrimaryKeyRelatedField(
-        queryset=ApiKey.environment.field.related_model.objects.all(),
+        queryset=ApiKey.environment.field.related_model._default_manager.all(),
         required=False,
         allow_null=True,
         help_text="A narrower key: only on this environment and those inside it.",
     )
     raft = serializers.PrimaryKeyRelatedField(
-        queryset=ApiKey.raft.field.related_model.objects.all(),
+        queryset=ApiKey.raft.field.related_model._default_manager.all(),
         required=False,
         allow_null=True,
         help_text="A narrower key: only on this raft (not with an environment).",
@@ -166,13 +166,13 @@ class ApiKeyRequestSerializer(serializers.Serializer):
     )
 
 
-class ManageableKeys:
+class ManageableKeys(generics.GenericAPIView):
     """The keys the user may list and revoke (its own, and an administrator's service
     accounts'): who may is the services' question, not a model permission's."""
 
     serializer_class = ApiKeySerializer
     permission_classes = [IsAuthenticated]
-    filter_backends: list = []
+    filter_backends = []
 
     def get_queryset(self):
         return selectors.manageable_keys(self.request.user)

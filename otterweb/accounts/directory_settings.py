@@ -96,16 +96,17 @@ def ldap_settings(env: Mapping[str, str]) -> dict:
         ) from None
 
     timeout = float(env.get("OTTERWEB_LDAP_TIMEOUT_SECONDS", "10"))
+    connection_options: dict[int, object] = {
+        ldap.OPT_NETWORK_TIMEOUT: timeout,
+        ldap.OPT_TIMEOUT: timeout,
+        ldap.OPT_REFERRALS: 0,  # Active Directory's referrals need a bind of their own
+    }
     found = {
         "AUTH_LDAP_SERVER_URI": uri,
         "AUTH_LDAP_BIND_DN": env.get("OTTERWEB_LDAP_BIND_DN", ""),
         "AUTH_LDAP_BIND_PASSWORD": env.get("OTTERWEB_LDAP_BIND_PASSWORD", ""),
         "AUTH_LDAP_START_TLS": _flag(env, "OTTERWEB_LDAP_START_TLS"),
-        "AUTH_LDAP_CONNECTION_OPTIONS": {
-            ldap.OPT_NETWORK_TIMEOUT: timeout,
-            ldap.OPT_TIMEOUT: timeout,
-            ldap.OPT_REFERRALS: 0,  # Active Directory's referrals need a bind of their own
-        },
+        "AUTH_LDAP_CONNECTION_OPTIONS": connection_options,
         "AUTH_LDAP_USER_ATTR_MAP": _json_object(
             env,
             "OTTERWEB_LDAP_USER_ATTRS",
@@ -116,7 +117,7 @@ def ldap_settings(env: Mapping[str, str]) -> dict:
     ca_file = env.get("OTTERWEB_LDAP_CA_FILE", "").strip()
     if ca_file:
         found["AUTH_LDAP_GLOBAL_OPTIONS"] = {ldap.OPT_X_TLS_CACERTFILE: ca_file}
-        found["AUTH_LDAP_CONNECTION_OPTIONS"][ldap.OPT_X_TLS_NEWCTX] = 0
+        connection_options[ldap.OPT_X_TLS_NEWCTX] = 0
 
     template = env.get("OTTERWEB_LDAP_USER_DN_TEMPLATE", "").strip()
     base = env.get("OTTERWEB_LDAP_USER_SEARCH_BASE", "").strip()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.conf import settings
 
@@ -26,13 +28,13 @@ class KeyForm(forms.Form):
         "where the key applies).",
     )
     environment = forms.ModelChoiceField(
-        queryset=ApiKey.environment.field.related_model.objects.all(),
+        queryset=ApiKey.environment.field.related_model._default_manager.all(),
         required=False,
         empty_label="Everywhere",
         help_text="Only on this environment and those inside it.",
     )
     raft = forms.ModelChoiceField(
-        queryset=ApiKey.raft.field.related_model.objects.all(),
+        queryset=ApiKey.raft.field.related_model._default_manager.all(),
         required=False,
         empty_label="Any raft",
         help_text="Only on this raft (not with an environment).",
@@ -43,8 +45,9 @@ class KeyForm(forms.Form):
         days = settings.OTTERWEB_TOKEN_TTL_DAYS
         self.fields["expires_in_days"].initial = int(days) if days == int(days) else days
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         if data.get("environment") and data.get("raft"):
             raise forms.ValidationError("Limit a key to an environment or to a raft, not both.")
         return data

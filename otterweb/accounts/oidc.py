@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import Any
 
 import requests
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.core.exceptions import SuspiciousOperation
-from django.core.validators import ValidationError
+from django.core.exceptions import SuspiciousOperation, ValidationError
 from django.http import Http404, HttpResponseRedirect
 from django.urls import reverse
 from django.views import View
@@ -57,6 +57,12 @@ def enabled() -> bool:
     return bool(settings.OTTERWEB_OIDC_ISSUER)
 
 
+def oidc_setting(name: str) -> Any:
+    """A setting that directory_settings.oidc_settings makes, only while single sign-on is on
+    (so the settings module does not declare it)."""
+    return getattr(settings, name)
+
+
 def discovery(issuer: str) -> dict:
     """The provider's discovery document, fetched once per process (again after a failure)."""
     with _discovered_lock:
@@ -64,7 +70,9 @@ def discovery(issuer: str) -> dict:
             return _discovered[issuer]
     url = f"{issuer}/.well-known/openid-configuration"
     try:
-        response = requests.get(url, timeout=settings.OIDC_TIMEOUT, verify=settings.OIDC_VERIFY_SSL)
+        response = requests.get(
+            url, timeout=oidc_setting("OIDC_TIMEOUT"), verify=oidc_setting("OIDC_VERIFY_SSL")
+        )
         response.raise_for_status()
         document = response.json()
     except (requests.RequestException, ValueError) as error:
@@ -94,14 +102,14 @@ def sign_in_option() -> dict | None:
     if not enabled():
         return None
     return {
-        "name": settings.OTTERWEB_OIDC_PROVIDER_NAME,
+        "name": oidc_setting("OTTERWEB_OIDC_PROVIDER_NAME"),
         "url": reverse("oidc_authentication_init"),
     }
 
 
 def _failed(request, reason: str) -> HttpResponseRedirect:
     messages.error(
-        request, f"Signing in with {settings.OTTERWEB_OIDC_PROVIDER_NAME} failed: {reason}"
+        request, f"Signing in with {oidc_setting('OTTERWEB_OIDC_PROVIDER_NAME')} failed: {reason}"
     )
     return HttpResponseRedirect(reverse("login"))
 
@@ -120,7 +128,7 @@ class SignInView(OIDCAuthenticationRequestView):
         except ProviderUnavailable as error:
             logger.warning("OIDC sign-in not started: %s", error)
             return _failed(request, "the provider could not be reached. Try again later.")
-        self.OIDC_RP_CLIENT_ID = settings.OIDC_RP_CLIENT_ID
+        self.OIDC_RP_CLIENT_ID = oidc_setting("OIDC_RP_CLIENT_ID")
         return super().get(request)
 
 
@@ -158,9 +166,9 @@ class SingleSignOnBackend(OIDCAuthenticationBackend):
         except ProviderUnavailable as error:
             logger.warning("OIDC sign-in failed: %s", error)
             return None
-        self.OIDC_RP_CLIENT_ID = settings.OIDC_RP_CLIENT_ID
-        self.OIDC_RP_CLIENT_SECRET = settings.OIDC_RP_CLIENT_SECRET
-        self.OIDC_RP_SIGN_ALGO = settings.OIDC_RP_SIGN_ALGO
+        self.OIDC_RP_CLIENT_ID = oidc_setting("OIDC_RP_CLIENT_ID")
+        self.OIDC_RP_CLIENT_SECRET = oidc_setting("OIDC_RP_CLIENT_SECRET")
+        self.OIDC_RP_SIGN_ALGO = oidc_setting("OIDC_RP_SIGN_ALGO")
         self.OIDC_RP_IDP_SIGN_KEY = None
         try:
             return super().authenticate(request, **kwargs)
@@ -176,15 +184,15 @@ class SingleSignOnBackend(OIDCAuthenticationBackend):
             raise SuspiciousOperation(f"the ID token's issuer is {payload.get('iss')!r}")
         audience = payload.get("aud")
         audiences = audience if isinstance(audience, list) else [audience]
-        if settings.OIDC_RP_CLIENT_ID not in audiences:
+        if oidc_setting("OIDC_RP_CLIENT_ID") not in audiences:
             raise SuspiciousOperation(f"the ID token is for {audience!r}, not this client")
         return payload
 
     def username(self, claims) -> str:
-        return str(claims.get(settings.OTTERWEB_OIDC_USERNAME_CLAIM) or "").strip()
+        return str(claims.get(oidc_setting("OTTERWEB_OIDC_USERNAME_CLAIM")) or "").strip()
 
     def directory_groups(self, claims) -> list[str]:
-        found = claims.get(settings.OTTERWEB_OIDC_GROUPS_CLAIM) or []
+        found = claims.get(oidc_setting("OTTERWEB_OIDC_GROUPS_CLAIM")) or []
         if isinstance(found, str):
             found = [found]
         return [str(group) for group in found if isinstance(group, (str, int))]
@@ -199,11 +207,11 @@ class SingleSignOnBackend(OIDCAuthenticationBackend):
         except ValidationError:
             logger.warning(
                 "OIDC sign-in refused: the %s claim %r is not a username",
-                settings.OTTERWEB_OIDC_USERNAME_CLAIM,
+                oidc_setting("OTTERWEB_OIDC_USERNAME_CLAIM"),
                 username[:150],
             )
             return False
-        required = settings.OTTERWEB_OIDC_REQUIRE_GROUP
+        required = oidc_setting("OTTERWEB_OIDC_REQUIRE_GROUP")
         if required and required not in self.directory_groups(claims):
             logger.warning(
                 "OIDC sign-in of %s refused: not in the required group %r", username, required
@@ -237,14 +245,17 @@ class SingleSignOnBackend(OIDCAuthenticationBackend):
         user.last_name = str(claims.get("family_name") or user.last_name)[:150]
         member_of = self.directory_groups(claims)
         for flag, groups in (
-            ("is_staff", settings.OTTERWEB_OIDC_STAFF_GROUPS),
-            ("is_superuser", settings.OTTERWEB_OIDC_SUPERUSER_GROUPS),
+            ("is_staff", oidc_setting("OTTERWEB_OIDC_STAFF_GROUPS")),
+            ("is_superuser", oidc_setting("OTTERWEB_OIDC_SUPERUSER_GROUPS")),
         ):
             if groups:
                 setattr(user, flag, any(group in member_of for group in groups))
         user.save()
         sync_groups(
-            user=user, mapping=settings.OTTERWEB_OIDC_GROUPS, member_of=member_of, source="OIDC"
+            user=user,
+            mapping=oidc_setting("OTTERWEB_OIDC_GROUPS"),
+            member_of=member_of,
+            source="OIDC",
         )
         logger.info("OIDC sign-in of %s", user.get_username())
         return user

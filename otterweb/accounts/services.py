@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 from knox.auth import TokenAuthentication
 from knox.models import AuthToken
@@ -211,6 +211,7 @@ def create_service_account(*, actor, username: str, description: str = ""):
     users = get_user_model()
     username = username.strip()
     field = users._meta.get_field(users.USERNAME_FIELD)
+    assert isinstance(field, models.Field)  # a column, not a relation
     try:
         field.run_validators(username)
     except ValidationError as error:

@@ -38,7 +38,10 @@ class KeysView(LoginRequiredMixin, View):
         self.owner = request.user
         wanted = request.GET.get("user") or request.POST.get("user")
         if wanted:
-            account = ServiceAccount.objects.filter(user_id=_number(wanted)).first()
+            number = _number(wanted)
+            account = (
+                None if number is None else ServiceAccount.objects.filter(user_id=number).first()
+            )
             if account is None or not selectors.is_administrator(request.user):
                 raise Http404("No service account matches the given query.")
             self.owner = account.user
