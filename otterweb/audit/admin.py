@@ -26,7 +26,7 @@ class EntryAdmin(admin.ModelAdmin):
     list_filter = ["action", "content_type"]
     list_select_related = ["content_type"]
     search_fields = ["object_repr", "object_pk", "actor_name"]
-    fields = [
+    fields = readonly_fields = (
         "timestamp",
         "actor_name",
         "remote_addr",
@@ -36,8 +36,7 @@ class EntryAdmin(admin.ModelAdmin):
         "object_repr",
         "changes",
         "additional_data",
-    ]
-    readonly_fields = fields
+    )
     actions = None
 
     def has_view_permission(self, request, obj=None) -> bool:

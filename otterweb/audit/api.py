@@ -14,6 +14,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import BasePermission
 from rest_framework.renderers import BaseRenderer
 from rest_framework.settings import api_settings
@@ -76,7 +77,8 @@ class EntrySerializer(serializers.Serializer):
         allow_null=True,
         help_text="Field -> [before, after]; a secret shows only that it changed.",
     )
-    data = serializers.JSONField(
+    # a declared field leaves the class (SerializerMetaclass): it hides no Serializer.data
+    data = serializers.JSONField(  # type: ignore[assignment]
         source="additional_data", allow_null=True, help_text="What else says what happened."
     )
 
@@ -105,7 +107,8 @@ FILTERS = [
 class EntryViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = EntrySerializer
     permission_classes = [MayViewAudit]
-    renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, CSVRenderer]
+    # the stubs type the setting as the renderers' dotted paths; it holds the classes
+    renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, CSVRenderer]  # type: ignore[list-item]
     queryset = Entry.objects.none()  # for the schema; get_queryset answers
 
     def get_queryset(self):
@@ -113,13 +116,14 @@ class EntryViewSet(viewsets.ReadOnlyModelViewSet):
             return selectors.entries()
         form = FilterForm(self.request.query_params)
         if not form.is_valid():
-            raise ValidationError(form.errors)
+            # DRF takes a form's errors as they are; the stubs leave Django's ErrorList out
+            raise ValidationError(form.errors)  # type: ignore[arg-type]
         return selectors.entries(filters=form.filters())
 
     def handle_exception(self, exc):
         """A refusal is the API's one error body in JSON, also when CSV was asked for."""
         response = super().handle_exception(exc)
-        renderer = api_settings.DEFAULT_RENDERER_CLASSES[0]()
+        renderer = self.renderer_classes[0]()
         self.request.accepted_renderer = renderer
         self.request.accepted_media_type = renderer.media_type
         return response
@@ -127,8 +131,10 @@ class EntryViewSet(viewsets.ReadOnlyModelViewSet):
     def list(self, request, *args, **kwargs):
         if request.accepted_renderer.format == "csv":
             # unpaged, but a limit or offset that is no whole number is refused as for JSON
-            self.paginator.get_limit(request)
-            self.paginator.get_offset(request)
+            paginator = self.paginator
+            if isinstance(paginator, LimitOffsetPagination):
+                paginator.get_limit(request)
+                paginator.get_offset(request)
             response = StreamingHttpResponse(
                 csv_lines(self.get_queryset()), content_type="text/csv; charset=utf-8"
             )

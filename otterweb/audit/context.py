@@ -28,15 +28,15 @@ def audit_context(get_response: Callable) -> Callable:
     the context, and with it the request."""
     if iscoroutinefunction(get_response):
 
-        async def middleware(request: HttpRequest) -> HttpResponse:
+        async def async_middleware(request: HttpRequest) -> HttpResponse:
             with answering(request):
                 return await get_response(request)
 
-    else:
+        return async_middleware
 
-        def middleware(request: HttpRequest) -> HttpResponse:
-            with answering(request):
-                return get_response(request)
+    def middleware(request: HttpRequest) -> HttpResponse:
+        with answering(request):
+            return get_response(request)
 
     return middleware
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from otterweb.audit import selectors
@@ -33,10 +35,13 @@ class FilterForm(forms.Form):
         asked = self.data.get("kind", "") if self.is_bound else ""
         if asked and asked not in known and _is_model_label(asked):
             known[asked] = asked
-        self.fields["kind"].choices = [("", "any"), *known.items()]
+        kind = self.fields["kind"]
+        assert isinstance(kind, forms.ChoiceField)
+        kind.choices = [("", "any"), *known.items()]
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         since, until = data.get("since"), data.get("until")
         if since and until and since > until:
             self.add_error("until", "The end of the range comes before its start.")

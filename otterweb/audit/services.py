@@ -47,6 +47,8 @@ def record(
     login's unknown user name). ``request``: the request it comes from when it is not the one
     being answered (a login signal's)."""
     model = obj._meta.model if obj is not None else kind  # obj may be a lazy request.user
+    if model is None:
+        raise TypeError("an entry is about an object or a kind of object")
     entry = Entry(
         content_type=ContentType.objects.get_for_model(model),
         object_pk=str(obj.pk) if obj is not None else "",
