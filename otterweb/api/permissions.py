@@ -3,6 +3,8 @@ action at all (held anywhere: Django's model permissions, reading included, so a
 `view_` gets 403, not data), then the object's (a grant covering it) for each object, and lists
 narrowed to what the user may see (``VisibleOnly``)."""
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.filters import BaseFilterBackend
@@ -82,7 +84,14 @@ class EditScripts(BasePermission):
         return bool(user and user.is_authenticated and user.has_perm("rafts.change_raftitem"))
 
 
-class WritesWithinPrivileges:
+if TYPE_CHECKING:
+    from rest_framework.viewsets import ModelViewSet as ModelViews
+else:
+    # DRF's views read the settings, which name this module: it cannot import them
+    ModelViews = object
+
+
+class WritesWithinPrivileges(ModelViews):
     # For model viewsets, before their own perform_create/perform_update: what is saved must lie
     # where the user may add or change it (a server moved into an environment outside the user's
     # privileges is refused with 403, and nothing is saved). A comment, not a docstring: the

@@ -43,7 +43,7 @@ class Pagination(LimitOffsetPagination):
 
     max_limit = 1000
 
-    def get_limit(self, request) -> int:
+    def get_limit(self, request) -> int | None:
         limit = whole_number(
             request.query_params,
             self.limit_query_param,

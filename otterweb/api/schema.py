@@ -29,7 +29,8 @@ class ErrorSerializer(serializers.Serializer):
         help_text='What kind of refusal: "invalid" (a field), "script" (a script that does '
         'not parse), "not_found", "permission_denied", "conflict", "throttled" ...'
     )
-    errors = serializers.JSONField(
+    # a declared field leaves the class (SerializerMetaclass): it hides no Serializer.errors
+    errors = serializers.JSONField(  # type: ignore[assignment]
         required=False,
         help_text="For invalid fields: each field's messages, by name (nested as the body is).",
     )

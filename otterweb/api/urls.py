@@ -4,7 +4,7 @@ router, whose root (/api/) lists them, and the views as they are; with the schem
 
 from importlib import import_module
 
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from rest_framework.routers import DefaultRouter
 
 from otterweb.api.docs import DocsView, SchemaView
@@ -25,7 +25,7 @@ APPS = (
 )
 
 router = DefaultRouter()
-urlpatterns = [
+urlpatterns: list[URLPattern | URLResolver] = [
     path("schema/", SchemaView.as_view(), name="schema"),
     path("docs/", DocsView.as_view(url_name="api:schema"), name="api-docs"),
 ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db.models import Prefetch
 from django.utils.crypto import salted_hmac
@@ -118,18 +119,17 @@ class _Roles:
         Raises OtterSyntaxError for a configuration that does not parse."""
         key = tuple(role.pk for role in roles)
         if key not in self._plans:
-            configured = [role for role in roles if role.configuration is not None]
+            configured = [
+                (role, role.configuration) for role in roles if role.configuration is not None
+            ]
             parts = tuple(
-                RolePart(role.pk, role.name, role.configuration.pk, str(role.configuration))
-                for role in configured
+                RolePart(role.pk, role.name, item.pk, str(item)) for role, item in configured
             )
             plan = (
                 combine_plan(
                     [
-                        PlanPart(
-                            f"Role {role.name}", str(role.configuration), role.configuration.content
-                        )
-                        for role in configured
+                        PlanPart(f"Role {role.name}", str(item), item.content)
+                        for role, item in configured
                     ]
                 )
                 if configured
@@ -187,7 +187,7 @@ def plan_digest(*, servers: list[Server]) -> str:
     Keyed (HMAC-SHA256 with the site's secret key): a digest that covers sensitive values gives
     no way to guess them offline."""
     skipped: dict[str, str] = {}
-    groups = []
+    groups: list[dict[str, Any]] = []
     for group in plan_groups(servers=servers, skipped=skipped):
         groups.append(
             {
@@ -227,7 +227,7 @@ def _target(server: Server) -> dict:
 def _called_texts(text: str, *, depth: int = 16) -> list[list]:
     """The modules a script calls (at any depth): [raft, name, their text], in order."""
     found: dict[int, list] = {}
-    pending = [(text, None, 0)]
+    pending: list[tuple[str, str | None, int]] = [(text, None, 0)]
     while pending:
         current, raft, level = pending.pop()
         try:
@@ -389,7 +389,7 @@ def matrix(
     ):
         envs_of[server_id].add(env_id)
     last_checks = [s.configuration_state.last_check_id for s in servers if _state(s).last_check_id]
-    drift_cells: dict[tuple[int, int | None], int] = Counter()
+    drift_cells: dict[tuple[int | None, int | None], int] = Counter()
     for check_id, role_id in DriftItem.objects.filter(server_check__in=last_checks).values_list(
         "server_check_id", "role_id"
     ):

@@ -65,7 +65,8 @@ def check_servers(
     execution per distinct plan. A server whose plan cannot be made is recorded as unknown,
     with why. A check ``after`` a remediation never remediates automatically again (drift a
     remediation could not fix would loop)."""
-    executions, skipped = [], {}
+    executions: list[Execution] = []
+    skipped: dict[str, str] = {}
     groups = selectors.plan_groups(servers=servers, skipped=skipped)
     _record_unplanned(skipped, servers)
     for group in groups:
@@ -350,7 +351,7 @@ def _planned(
         scripts[run.pk], [item.plan_line for item in items if item.plan_line]
     )
 
-    def where(line: int) -> dict:
+    def where(line: int | None) -> dict:
         role, item, item_line = run.origins.get(str(line)) or (None, None, None)
         return {"role": selectors.role_name(run, role), "item": item, "line": item_line}
 

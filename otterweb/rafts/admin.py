@@ -16,8 +16,7 @@ class RaftItemInline(admin.TabularInline):
     there, where every change makes a version."""
 
     model = RaftItem
-    fields = ["name", "kind", "updated"]
-    readonly_fields = fields
+    fields = readonly_fields = ("name", "kind", "updated")
     show_change_link = True
     extra = 0
     can_delete = False

@@ -4,6 +4,7 @@ moved on), and the diff of unsaved text against a version."""
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from drf_spectacular.utils import (
@@ -16,6 +17,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from otterweb.api.permissions import ViewPermissions, WritesWithinPrivileges, view_and
 from otterweb.api.queries import number_parameter, whole_number
@@ -29,7 +31,7 @@ class Conflict(APIException):
     default_code = "conflict"
 
 
-class ConflictAnswers:
+class ConflictAnswers(APIView):
     """A change made from a version that is no longer the newest is answered 409 with the one
     error body (``code: "conflict"``) and what it would overwrite: the newest version (number,
     author, time, message), the diff from the base version to it, and from it to the change.
@@ -66,7 +68,7 @@ class RaftSerializer(serializers.ModelSerializer):
 
 
 class RaftItemVersionSerializer(serializers.ModelSerializer):
-    author = serializers.SlugRelatedField(
+    author: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True, help_text="null: OtterWeb itself."
     )
 
@@ -304,7 +306,9 @@ class RaftItemViewSet(WritesWithinPrivileges, ConflictAnswers, viewsets.ModelVie
         if request.method == "PUT":
             data = DraftInput(data=request.data)
             data.is_valid(raise_exception=True)
-            draft = services.save_draft(item=item, user=request.user, **data.validated_data)
+            draft: RaftItemDraft | None = services.save_draft(
+                item=item, user=request.user, **data.validated_data
+            )
         else:
             draft = selectors.draft_of(item=item, user=request.user)
             if draft is None:
