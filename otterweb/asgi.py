@@ -15,6 +15,7 @@ from otterweb.routing import websocket_urlpatterns  # noqa: E402
 application = ProtocolTypeRouter(
     {
         "http": django_application,
-        "websocket": same_origin(authenticated(URLRouter(websocket_urlpatterns))),
+        # the stubs' URLRouter takes only a pattern type of theirs that no function makes
+        "websocket": same_origin(authenticated(URLRouter(websocket_urlpatterns))),  # type: ignore[arg-type]
     }
 )

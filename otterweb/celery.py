@@ -7,6 +7,7 @@ from celery import Celery
 from celery.signals import worker_ready, worker_shutdown
 from django.apps import apps
 
+from otterweb.executions.apps import ExecutionsConfig
 from otterweb.settings import use_default_settings
 
 use_default_settings()
@@ -16,13 +17,19 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+def _executions() -> ExecutionsConfig:
+    config = apps.get_app_config("executions")
+    assert isinstance(config, ExecutionsConfig)
+    return config
+
+
 @worker_ready.connect
 def _run_executions(**_) -> None:
     """A worker also keeps house (see dispatch.Housekeeper), so no execution stays "executing"
     as long as one worker is alive."""
-    apps.get_app_config("executions").dispatcher.start()
+    _executions().dispatcher.start()
 
 
 @worker_shutdown.connect
 def _stop(**_) -> None:
-    apps.get_app_config("executions").dispatcher.stop()
+    _executions().dispatcher.stop()

@@ -53,7 +53,7 @@ def secure_all() -> None:
 
 @checks.register(checks.Tags.security)
 def check_data_folder(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
-    problems = []
+    problems: list[checks.CheckMessage] = []
     folder = Path(settings.DATA_DIR)
     if folder.exists() and stat.S_IMODE(folder.stat().st_mode) & OPEN_TO_OTHERS:
         problems.append(

@@ -46,7 +46,8 @@ def text_choices(
             f"The labels of {enum.__name__} name {sorted(map(str, labels))}, "
             f"its members are {sorted(map(str, enum))}."
         )
-    return models.TextChoices(  # type: ignore[return-value]
+    # Enum's functional form takes module and qualname; the stubs' TextChoices leaves them out
+    return models.TextChoices(  # type: ignore[call-overload]
         enum.__name__,
         [(member.name, (member.value, labels[member])) for member in labels],
         module=module,

@@ -12,7 +12,8 @@ class UnknownPath(AsyncWebsocketConsumer):
         await self.close(code=NOT_FOUND)
 
 
+# Channels routes ASGI applications with Django's path(), whose stubs take views only
 websocket_urlpatterns = [
-    path("ws/executions/<int:execution_id>/", ExecutionLogConsumer.as_asgi()),
-    re_path(r"", UnknownPath.as_asgi()),
+    path("ws/executions/<int:execution_id>/", ExecutionLogConsumer.as_asgi()),  # type: ignore[arg-type]
+    re_path(r"", UnknownPath.as_asgi()),  # type: ignore[arg-type]
 ]

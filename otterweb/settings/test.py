@@ -15,13 +15,8 @@ if DATABASE_URL:  # noqa: F405
     # threads of the tests end with the test: their connections must not outlive it
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 else:
-    DATABASES = {
-        "default": {
-            **DATABASES["default"],  # noqa: F405
-            # one per test run, so runs side by side in one checkout don't share a file
-            "TEST": {"NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")},  # noqa: F405
-        }
-    }
+    # one per test run, so runs side by side in one checkout don't share a file
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")}  # noqa: F405
 data_folder(DATA_DIR)  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests log in a lot, and client.login() passes no request, which django-axes needs: it is off,

@@ -115,6 +115,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.holds_write_lock = False
+        self.write_lock_path: str | None = None
+        self.lock_timeout = 5.0
 
     def get_new_connection(self, conn_params):
         connection = super().get_new_connection(conn_params)
@@ -128,8 +130,13 @@ class DatabaseWrapper(base.DatabaseWrapper):
         cursor.wrapper = self
         return cursor
 
+    def write_lock(self) -> WriteLock:
+        if self.write_lock_path is None:
+            raise OperationalError("an in-memory database has no write lock")
+        return write_lock(self.write_lock_path)
+
     def take_write_lock(self) -> None:
-        write_lock(self.write_lock_path).acquire(self.lock_timeout)
+        self.write_lock().acquire(self.lock_timeout)
         self.holds_write_lock = True
 
     def give_back_write_lock(self) -> None:
@@ -138,27 +145,27 @@ class DatabaseWrapper(base.DatabaseWrapper):
             self.connection is None or not self.connection.in_transaction
         ):
             self.holds_write_lock = False
-            write_lock(self.write_lock_path).release()
+            self.write_lock().release()
 
     def _commit(self):
         try:
-            return super()._commit()
+            return super()._commit()  # type: ignore[misc]  # private, missing from the stubs
         finally:
             self.give_back_write_lock()
 
     def _rollback(self):
         try:
-            return super()._rollback()
+            return super()._rollback()  # type: ignore[misc]  # private, missing from the stubs
         finally:
             self.give_back_write_lock()
 
     def _close(self):
         try:
-            return super()._close()
+            return super()._close()  # type: ignore[misc]  # private, missing from the stubs
         finally:
             if self.holds_write_lock:
                 self.holds_write_lock = False
-                write_lock(self.write_lock_path).release()
+                self.write_lock().release()
 
 
 class LockingCursor(base.SQLiteCursorWrapper):
