@@ -125,7 +125,9 @@ class BlockReader:
             "scope": self.field(block, "SCOPE", "") or None,
             "variable": self.variable(block, self.field(block, "VARIABLE")),
             "indexes": tuple(
-                self.expression(block, "index", text=as_text(key, f"an index of {where(block)}"))
+                self.expression(
+                    block, "index", "index", text=as_text(key, f"an index of {where(block)}")
+                )
                 for key in indexes
             ),
             "value": self.expression(block, "VALUE", "line"),

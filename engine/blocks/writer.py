@@ -97,7 +97,7 @@ class BlockWriter(Visitor[None]):
         parts.fields["VARIABLE"] = format_expression(node.variable)
         parts.fields["VALUE"] = format_expression(node.value, "line")
         if node.indexes:
-            parts.extra["indexes"] = [format_expression(key) for key in node.indexes]
+            parts.extra["indexes"] = [format_expression(key, "index") for key in node.indexes]
 
     def visit_global_declaration(self, node: ast.GlobalDeclaration, parts: Parts) -> None:
         parts.fields["VARIABLE"] = format_expression(node.variable)

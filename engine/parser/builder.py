@@ -361,7 +361,7 @@ class Builder(Transformer):
     def expression(self, children):
         return children[0]
 
-    line_value = positional_value = context_value = default_value = expression
+    line_value = positional_value = context_value = default_value = index_value = expression
 
     def condition(self, children):
         return children[0]

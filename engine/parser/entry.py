@@ -28,6 +28,7 @@ VALUE_RULES = {
     "positional": "positional_value",
     "context": "context_value",
     "default": "default_value",
+    "index": "index_value",
 }
 START_RULES = ["start", "text_body", "condition", *VALUE_RULES.values()]
 

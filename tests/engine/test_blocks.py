@@ -109,3 +109,11 @@ def test_blocks_not_a_workspace_raises_blocks_error(data) -> None:
 def test_blocks_empty_workspace_is_empty_script() -> None:
     assert from_blocks({}) == ast.Script()
     assert to_blocks(ast.Script())["blocks"]["blocks"] == []
+
+
+def test_blocks_index_key_is_read_back_where_it_stands_so_its_quoting_stays() -> None:
+    """An index key is written and read in its own place, where a ',' or ')' needs no quotes."""
+    script = parse("set %Map[a, (b)] = x;\n")
+    block = first_block(to_blocks(script))
+    assert block["extraState"]["indexes"] == ["a, (b)"]
+    assert format_script(from_blocks(to_blocks(script))) == "set %Map[a, (b)] = x;\n"
