@@ -202,14 +202,57 @@ Predicate: TypeAlias = Or | And | Not | Compare | IsTrue
 # ---- statements ----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Kept:
+    """How a statement was written in the text it came from, carried through the block editor
+    (``engine.blocks``) so that the formatter can write it back as it was.
+
+    ``signature`` is ``engine.formatter.signature`` of the statement as it was parsed (its
+    canonical text with its bodies left empty): the kept text is written only while the
+    statement still has that signature and stands ``depth`` statements deep (0: at the top).
+    ``before`` is the white space between the statement and the one before it (None when it
+    was the first of its body: that white space is its body's). A statement without bodies
+    keeps its ``text``, from its first description comment to the end of its trailing comment;
+    one with bodies keeps its ``frame``, the text around its bodies (from its first description
+    comment up to its first ``{``, between a ``}`` and the next ``{``, from its last ``}`` to the
+    end of its trailing comment), and for each body the white space before its first statement
+    (None when it had none) and after its last (all of it, when it had none)."""
+
+    signature: str
+    depth: int
+    before: str | None = None
+    text: str | None = None
+    frame: tuple[str, ...] = ()
+    bodies: tuple[tuple[str | None, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KeptScript:
+    """How a script's text was laid out around its statements (see ``Kept``): ``head``, the
+    text up to the end of its last header (the ``headers`` it held); ``lead``, the white space
+    between the head and the first statement (None when there was none); ``tail``, what follows
+    the last statement (all of what follows the head, when there was none); ``indent``, the
+    text one level of indentation is written with (four spaces, a tab...)."""
+
+    head: str
+    headers: tuple[str, ...]
+    lead: str | None
+    tail: str
+    indent: str
+
+
 @node
 class Statement(Node):
     """Base of statements. ``description`` holds the comments directly above the statement,
-    exactly as written (markers included); the first one names the statement's log scope."""
+    exactly as written (markers included); the first one names the statement's log scope.
+    ``braces`` are the offsets in the parsed text of each body's ``{`` and ``}``, in pairs;
+    ``kept`` is how the statement was written, when it comes from the block editor."""
 
     description: tuple[str, ...] = ()
     trailing_comment: str | None = None
     blank_line_before: bool = field(default=False, compare=False)
+    braces: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    kept: Kept | None = field(default=None, compare=False, repr=False)
 
     @property
     def short_description(self) -> str | None:
@@ -458,6 +501,8 @@ class Script(Node):
     headers: tuple[str, ...] = ()
     body: Body = ()
     name: str = field(default="<script>", compare=False)
+    # How the text was laid out around the statements, when the script comes from blocks.
+    kept: KeptScript | None = field(default=None, compare=False, repr=False)
     # Warnings the parser found (a missing ';' after ')', a trailing comma ...).
     warnings: tuple[Diagnostic, ...] = field(default=(), compare=False, repr=False)
 
@@ -473,6 +518,18 @@ BODY_FIELDS: dict[type[Statement], tuple[str, ...]] = {
     Try: ("body", "catch_body"),
     ModuleDeclaration: ("body",),
 }
+
+
+def bodies(statement: Statement) -> tuple[Body, ...]:
+    """The bodies of a statement, in the order they are written (an ``if``'s own, each ``else
+    if``'s, its ``else``'s); none for a statement without."""
+    if isinstance(statement, If):
+        found = (statement.body, *(clause.body for clause in statement.else_ifs))
+        return found if statement.else_body is None else (*found, statement.else_body)
+    if isinstance(statement, Try):
+        return (statement.body, statement.catch_body)
+    body = getattr(statement, "body", None)
+    return () if body is None else (body,)
 
 
 def comment_text(comment: str) -> str:

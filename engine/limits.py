@@ -107,6 +107,6 @@ def _node_fields(cls: type[ast.Node]) -> tuple[str, ...]:
         names = _FIELDS[cls] = tuple(
             f.name
             for f in fields(cls)
-            if f.name not in ("span", "description", "warnings", "name", "style")
+            if f.name not in ("span", "description", "warnings", "name", "style", "braces", "kept")
         )
     return names

@@ -106,7 +106,11 @@ class Builder(Transformer):
     def block(self, children):
         open_brace, body, close_brace = children
         body = attach_comments(body, open_brace.end_pos, close_brace.start_pos)
-        return ast.Block(body=body, span=cover(open_brace, close_brace))
+        return ast.Block(
+            body=body,
+            span=cover(open_brace, close_brace),
+            braces=(open_brace.start_pos, close_brace.start_pos),
+        )
 
     # operation calls
 
@@ -253,6 +257,7 @@ class Builder(Transformer):
         keyword, condition, block = children[0], children[1], children[2]
         else_ifs: tuple[ast.ElseIf, ...] = ()
         else_body = None
+        braces = block.braces
         if len(children) == 5:
             alternative = children[4]
             if isinstance(alternative, ast.If):
@@ -263,12 +268,14 @@ class Builder(Transformer):
                 else_body = alternative.else_body
             else:
                 else_body = alternative.body
+            braces += alternative.braces
         return ast.If(
             condition=condition,
             body=block.body,
             else_ifs=else_ifs,
             else_body=else_body,
             span=cover(keyword, children[-1]),
+            braces=braces,
         )
 
     def pred_or(self, children):
@@ -298,20 +305,39 @@ class Builder(Transformer):
         span = cover(keyword, block)
         if target.type == "CONTEXT_TYPE":
             return ast.ContextIteration(
-                context=target.value, source=source, body=block.body, span=span
+                context=target.value,
+                source=source,
+                body=block.body,
+                span=span,
+                braces=block.braces,
             )
-        return ast.ForEach(variable=_variable(target), source=source, body=block.body, span=span)
+        return ast.ForEach(
+            variable=_variable(target),
+            source=source,
+            body=block.body,
+            span=span,
+            braces=block.braces,
+        )
 
     def for_stmt(self, children):
         keyword, context, value, block = children
         return ast.SetContext(
-            context=context.value, value=value, body=block.body, span=cover(keyword, block)
+            context=context.value,
+            value=value,
+            body=block.body,
+            span=cover(keyword, block),
+            braces=block.braces,
         )
 
     def with_stmt(self, children):
         directives = tuple(child for child in children if isinstance(child, ast.Directive))
         block = children[-1]
-        return ast.With(directives=directives, body=block.body, span=cover(children[0], block))
+        return ast.With(
+            directives=directives,
+            body=block.body,
+            span=cover(children[0], block),
+            braces=block.braces,
+        )
 
     def directive(self, children):
         name = children[0]
@@ -330,7 +356,12 @@ class Builder(Transformer):
 
     def try_stmt(self, children):
         keyword, body, _catch, handler = children
-        return ast.Try(body=body.body, catch_body=handler.body, span=cover(keyword, handler))
+        return ast.Try(
+            body=body.body,
+            catch_body=handler.body,
+            span=cover(keyword, handler),
+            braces=body.braces + handler.braces,
+        )
 
     # modules
 
@@ -339,7 +370,11 @@ class Builder(Transformer):
         parameters = tuple(child for child in children if isinstance(child, ast.ModuleParameter))
         block = children[-1]
         return ast.ModuleDeclaration(
-            name=name.value, parameters=parameters, body=block.body, span=cover(keyword, block)
+            name=name.value,
+            parameters=parameters,
+            body=block.body,
+            span=cover(keyword, block),
+            braces=block.braces,
         )
 
     def module_param(self, children):

@@ -454,3 +454,13 @@ def test_parser_diagnostic_hint_is_a_field_of_its_own() -> None:
     assert diagnostic.hint == "assign with 'set $name = value;'"
     assert diagnostic.to_dict()["hint"] == diagnostic.hint
     assert diagnostic.format().endswith(f"{diagnostic.message}: {diagnostic.hint}")
+
+
+def test_parser_statement_with_bodies_records_where_their_braces_are() -> None:
+    text = "if $a {\n} else if $b\n{ fail; }\nelse {}\ntry { } catch { }\n{ }\n"
+    conditional, attempt, block = parse(text).body
+    assert [text[offset] for offset in conditional.braces] == ["{", "}"] * 3
+    assert conditional.braces == (6, 8, 21, 29, 36, 37)
+    assert len(attempt.braces) == 4 and block.braces == (text.rindex("{"), text.rindex("}"))
+    assert ast.bodies(conditional) == (conditional.body, conditional.else_ifs[0].body, ())
+    assert attempt == ast.Try()  # braces, like spans, are not compared
