@@ -72,7 +72,7 @@ def format_statement(statement: ast.Statement, indent: int = 0) -> str:
 
 def format_expression(expression: ast.Expression, place: Place = "argument") -> str:
     """The text of a value as it would stand in ``place`` (an argument value by default)."""
-    return _expression(expression, place, 0)
+    return _expression(expression, place, "")
 
 
 def format_condition(predicate: ast.Predicate) -> str:
@@ -80,29 +80,28 @@ def format_condition(predicate: ast.Predicate) -> str:
 
 
 # ---- values -----------------------------------------------------------------------------------
+# ``pad`` is the indentation of the line a value stands on: a swim string over lines closes there.
 
 
-def _expression(expression: ast.Expression, place: str, indent: int) -> str:
+def _expression(expression: ast.Expression, place: str, pad: str) -> str:
     if isinstance(expression, ast.Scalar):
-        return _scalar(expression, place, indent)
+        return _scalar(expression, place, pad)
     if isinstance(expression, ast.VariableRef):
         return _variable(expression)
     if isinstance(expression, ast.FunctionCall):
-        return _call(expression, indent)
+        return _call(expression, pad)
     if isinstance(expression, ast.Vector):
         return (
-            "@("
-            + ", ".join(_expression(item, "argument", indent) for item in expression.items)
-            + ")"
+            "@(" + ", ".join(_expression(item, "argument", pad) for item in expression.items) + ")"
         )
     if isinstance(expression, ast.Map):
         entries = (
-            f"{entry.key}: {_expression(entry.value, 'argument', indent)}"
+            f"{entry.key}: {_expression(entry.value, 'argument', pad)}"
             for entry in expression.entries
         )
         return "%(" + ", ".join(entries) + ")"
     if isinstance(expression, ast.Index):
-        return _index(expression, indent)
+        return _index(expression, pad)
     raise TypeError(f"not an expression: {type(expression).__name__}")
 
 
@@ -112,19 +111,19 @@ def _variable(variable: ast.VariableRef) -> str:
     return f"{variable.sigil}{{{variable.name}}}"
 
 
-def _call(call: ast.FunctionCall, indent: int) -> str:
-    args = ", ".join(_expression(arg, "argument", indent) for arg in call.args)
+def _call(call: ast.FunctionCall, pad: str) -> str:
+    args = ", ".join(_expression(arg, "argument", pad) for arg in call.args)
     return f"{call.sigil}{call.name}({args})"
 
 
-def _index(index: ast.Index, indent: int) -> str:
-    target = _expression(index.target, "argument", indent)
+def _index(index: ast.Index, pad: str) -> str:
+    target = _expression(index.target, "argument", pad)
     key = index.key
     if index.dotted and isinstance(key, ast.Scalar):
         literal = key.literal
         if literal is not None and DOT_KEY.match(literal):
             return f"{target}.{literal}"
-    return f"{target}[{_expression(key, 'index', indent)}]"
+    return f"{target}[{_expression(key, 'index', pad)}]"
 
 
 # Set while the expansions of a quoted string are written: a quoted string ends at a line break,
@@ -190,7 +189,7 @@ def _written(text: ast.Text, quote: str) -> str:
     return "".join(piece if kept else _escape(piece, quote) for piece, kept in _pieces(text))
 
 
-def _scalar(scalar: ast.Scalar, place: str, indent: int) -> str:
+def _scalar(scalar: ast.Scalar, place: str, pad: str) -> str:
     parts = tuple(
         part for part in scalar.parts if not (isinstance(part, ast.Text) and not part.value)
     )
@@ -208,28 +207,28 @@ def _scalar(scalar: ast.Scalar, place: str, indent: int) -> str:
             for part in parts
         )
     ):
-        return _swim(parts, indent)  # on one line, with no quote to end the string around it
+        return _swim(parts, pad)  # on one line, with no quote to end the string around it
     if style == "implicit" and _implicit_ok(parts, place):
-        return _parts(parts, "implicit", indent)
+        return _parts(parts, "implicit", pad)
     if (style == "swim" or has_newline) and place != "default":
         # (a module parameter's default is followed by '>', which would read as the sentinel's)
         if has_newline and _IN_QUOTES.get():
-            return _escaped(parts, indent)
-        return _swim(parts, indent)
-    return _quoted(parts, "'" if style == "single" else '"', indent)
+            return _escaped(parts, pad)
+        return _swim(parts, pad)
+    return _quoted(parts, "'" if style == "single" else '"', pad)
 
 
-def _quoted(parts: tuple[ast.ScalarPart, ...], preferred: str, indent: int) -> str:
+def _quoted(parts: tuple[ast.ScalarPart, ...], preferred: str, pad: str) -> str:
     """A quoted string, in the preferred quote unless the text reads better in the other. A
     quote or a line break inside an expansion (``$F("x")``) would end the string: then the
     other quote, or a swim string."""
-    quote = _quote_for(parts, preferred, indent)
+    quote = _quote_for(parts, preferred, pad)
     if quote is None:
-        return _swim(parts, indent)
-    return quote + _parts(parts, quote, indent) + quote
+        return _swim(parts, pad)
+    return quote + _parts(parts, quote, pad) + quote
 
 
-def _quote_for(parts: tuple[ast.ScalarPart, ...], preferred: str, indent: int) -> str | None:
+def _quote_for(parts: tuple[ast.ScalarPart, ...], preferred: str, pad: str) -> str | None:
     """The quote a quoted string of ``parts`` can use: the preferred one, or the other when the
     text reads better in it; never one that stands in an expansion (``$F("")``), which would end
     the string. None when no quote can (an expansion with a line break, or with both quotes)."""
@@ -239,7 +238,7 @@ def _quote_for(parts: tuple[ast.ScalarPart, ...], preferred: str, indent: int) -
 
     def expansions() -> str:
         return "".join(
-            _parts((part,), "implicit", indent) for part in parts if not isinstance(part, ast.Text)
+            _parts((part,), "implicit", pad) for part in parts if not isinstance(part, ast.Text)
         )
 
     if "\n" in expansions():
@@ -268,10 +267,10 @@ def _implicit_ok(parts: tuple[ast.ScalarPart, ...], place: str) -> bool:
     return True
 
 
-def _parts(parts: tuple[ast.ScalarPart, ...], quote: str, indent: int) -> str:
+def _parts(parts: tuple[ast.ScalarPart, ...], quote: str, pad: str) -> str:
     if quote in ("'", '"') and not _IN_QUOTES.get():
         with _in_quotes():
-            return _parts(parts, quote, indent)
+            return _parts(parts, quote, pad)
     out: list[str] = []
     for position, part in enumerate(parts):
         if isinstance(part, ast.Text):
@@ -284,9 +283,9 @@ def _parts(parts: tuple[ast.ScalarPart, ...], quote: str, indent: int) -> str:
                 )
             )
         elif isinstance(part, ast.FunctionCall):
-            out.append(_call(part, indent))
+            out.append(_call(part, pad))
         elif isinstance(part, ast.Interpolation):
-            out.append(f"$({_expression(part.expression, 'argument', indent)})")
+            out.append(f"$({_expression(part.expression, 'argument', pad)})")
         else:  # pragma: no cover - the AST allows nothing else
             raise TypeError(f"not a scalar part: {type(part).__name__}")
     return "".join(out)
@@ -310,33 +309,33 @@ def _escape(text: str, quote: str) -> str:
     return text
 
 
-def _swim(parts: tuple[ast.ScalarPart, ...], indent: int) -> str:
-    body = _parts(parts, "swim", indent)
+def _swim(parts: tuple[ast.ScalarPart, ...], pad: str) -> str:
+    body = _parts(parts, "swim", pad)
     multiline = "\n" in body
     if multiline and body.endswith("\r"):
         # the parser drops a line break before the closing sentinel: keep this one escaped
-        return _escaped(parts, indent)
+        return _escaped(parts, pad)
     # a sentinel absent from the text reads best; any that reads back the same will do
     for sentinel in sorted(SENTINELS, key=lambda s: s in body):
         if multiline:
-            candidate = f"{sentinel}\n{body}\n{INDENT * indent}{sentinel}"
+            candidate = f"{sentinel}\n{body}\n{pad}{sentinel}"
         else:
             candidate = f"{sentinel}{body}{sentinel}"
         match = SWIM.match(candidate)
         if match is not None and match.end() == len(candidate):
             return candidate
     # every sentinel occurs in the text: fall back to a quoted string with escapes
-    return _escaped(parts, indent)
+    return _escaped(parts, pad)
 
 
-def _escaped(parts: tuple[ast.ScalarPart, ...], indent: int) -> str:
+def _escaped(parts: tuple[ast.ScalarPart, ...], pad: str) -> str:
     """A quoted string with its line breaks escaped, in a quote no expansion holds (what the
     expansions hold written on one line too)."""
     nested = _IN_QUOTES.get()
     with _in_quotes():
         # inside another quoted string always '"', so that the outer one can take "'"
-        quote = '"' if nested else _quote_for(parts, '"', indent) or '"'
-        return quote + _parts(parts, quote, indent) + quote
+        quote = '"' if nested else _quote_for(parts, '"', pad) or '"'
+        return quote + _parts(parts, quote, pad) + quote
 
 
 # ---- conditions -------------------------------------------------------------------------------
@@ -352,9 +351,9 @@ def _predicate(predicate: ast.Predicate, parent: int) -> str:
     elif isinstance(predicate, ast.Not):
         text = "!" + _predicate(predicate.operand, own)
     elif isinstance(predicate, ast.Compare):
-        text = f"{_expression(predicate.left, 'condition', 0)} {predicate.operator} {_expression(predicate.right, 'condition', 0)}"
+        text = f"{_expression(predicate.left, 'condition', '')} {predicate.operator} {_expression(predicate.right, 'condition', '')}"
     elif isinstance(predicate, ast.IsTrue):
-        text = _expression(predicate.operand, "condition", 0)
+        text = _expression(predicate.operand, "condition", "")
     else:  # pragma: no cover
         raise TypeError(f"not a predicate: {type(predicate).__name__}")
     return f"({text})" if own < parent else text
@@ -364,14 +363,23 @@ def _predicate(predicate: ast.Predicate, parent: int) -> str:
 
 
 class _Writer(Visitor[None]):
-    def __init__(self) -> None:
+    """Writes statements canonically, as lines: ``prefix`` and ``unit`` times the indent before
+    each."""
+
+    def __init__(self, prefix: str = "", unit: str = INDENT) -> None:
         self.lines: list[str] = []
+        self.prefix = prefix
+        self.unit = unit
 
     def text(self) -> str:
         return "\n".join(self.lines) + "\n" if self.lines else ""
 
+    def pad(self, indent: int) -> str:
+        """The indentation of a line ``indent`` levels in."""
+        return self.prefix + self.unit * indent
+
     def line(self, indent: int, text: str) -> None:
-        self.lines.append(INDENT * indent + text if text else "")
+        self.lines.append(self.prefix + self.unit * indent + text if text else "")
 
     def blank(self) -> None:
         if self.lines and self.lines[-1] != "":
@@ -414,7 +422,7 @@ class _Writer(Visitor[None]):
     def visit_operation_call(self, node: ast.OperationCall, indent: int) -> None:
         head = node.qualified_name
         if node.positional is not None:
-            head += " " + _expression(node.positional, "positional", indent)
+            head += " " + _expression(node.positional, "positional", self.pad(indent))
         self.call(head, node.arguments, node.trailing_comment, indent)
 
     def visit_call_module(self, node: ast.CallModule, indent: int) -> None:
@@ -432,7 +440,8 @@ class _Writer(Visitor[None]):
         for position, argument in enumerate(arguments):
             self.comments(indent + 1, argument.comments)
             if isinstance(argument, ast.Argument):
-                text = f"{argument.name}: {_expression(argument.value, 'argument', indent + 1)}"
+                value = _expression(argument.value, "argument", self.pad(indent + 1))
+                text = f"{argument.name}: {value}"
             else:
                 text = f"{argument.name} => {_variable(argument.variable)}"
             self.line(indent + 1, text)
@@ -453,20 +462,26 @@ class _Writer(Visitor[None]):
 
     def visit_set_variable(self, node: ast.SetVariable, indent: int) -> None:
         scope = f"{node.scope} " if node.scope else ""
-        indexes = "".join(f"[{_expression(key, 'index', indent)}]" for key in node.indexes)
-        value = _expression(node.value, "line", indent)
+        pad = self.pad(indent)
+        indexes = "".join(f"[{_expression(key, 'index', pad)}]" for key in node.indexes)
+        value = _expression(node.value, "line", pad)
         self.line(indent, f"set {scope}{_variable(node.variable)}{indexes} = {value}")
         self.end(";", node.trailing_comment)
 
     def visit_global_declaration(self, node: ast.GlobalDeclaration, indent: int) -> None:
-        value = f" = {_expression(node.value, 'line', indent)}" if node.value is not None else ""
+        value = (
+            f" = {_expression(node.value, 'line', self.pad(indent))}"
+            if node.value is not None
+            else ""
+        )
         self.line(indent, f"global {_variable(node.variable)}{value}")
         self.end(";", node.trailing_comment)
 
     def visit_log(self, node: ast.Log, indent: int) -> None:
         self.line(
             indent,
-            f"{ast.Log.keyword_by_level[node.level]} {_expression(node.message, 'line', indent)}",
+            f"{ast.Log.keyword_by_level[node.level]} "
+            + _expression(node.message, "line", self.pad(indent)),
         )
         self.end(";", node.trailing_comment)
 
@@ -484,20 +499,24 @@ class _Writer(Visitor[None]):
     def visit_for_each(self, node: ast.ForEach, indent: int) -> None:
         self.line(
             indent,
-            f"foreach {_variable(node.variable)} in {_expression(node.source, 'context', indent)}",
+            f"foreach {_variable(node.variable)} in "
+            + _expression(node.source, "context", self.pad(indent)),
         )
         self.block(node.body, indent)
         self.end("", node.trailing_comment)
 
     def visit_context_iteration(self, node: ast.ContextIteration, indent: int) -> None:
         self.line(
-            indent, f"foreach {node.context} in {_expression(node.source, 'context', indent)}"
+            indent,
+            f"foreach {node.context} in {_expression(node.source, 'context', self.pad(indent))}",
         )
         self.block(node.body, indent)
         self.end("", node.trailing_comment)
 
     def visit_set_context(self, node: ast.SetContext, indent: int) -> None:
-        self.line(indent, f"for {node.context} {_expression(node.value, 'context', indent)}")
+        self.line(
+            indent, f"for {node.context} {_expression(node.value, 'context', self.pad(indent))}"
+        )
         self.block(node.body, indent)
         self.end("", node.trailing_comment)
 
@@ -523,7 +542,7 @@ class _Writer(Visitor[None]):
         text = (
             "throw"
             if node.message is None
-            else f"throw {_expression(node.message, 'line', indent)}"
+            else f"throw {_expression(node.message, 'line', self.pad(indent))}"
         )
         self.simple(text, node, indent)
 
@@ -555,14 +574,15 @@ class _Writer(Visitor[None]):
     def visit_module_declaration(self, node: ast.ModuleDeclaration, indent: int) -> None:
         head = f"module {node.name}"
         if node.parameters:
-            head += "<" + ", ".join(_parameter(p, indent) for p in node.parameters) + ">"
+            pad = self.pad(indent)
+            head += "<" + ", ".join(_parameter(p, pad) for p in node.parameters) + ">"
         self.line(indent, head)
         self.block(node.body, indent)
         self.end("", node.trailing_comment)
 
 
-def _parameter(parameter: ast.ModuleParameter, indent: int) -> str:
+def _parameter(parameter: ast.ModuleParameter, pad: str) -> str:
     text = ("out " if parameter.output else "") + _variable(parameter.variable)
     if parameter.default is not None:
-        text += " = " + _expression(parameter.default, "default", indent)
+        text += " = " + _expression(parameter.default, "default", pad)
     return text
