@@ -122,7 +122,8 @@ class RaftItemRunView(RaftItemView):
     script, which runs without leaving the page and opens the live log beside the editor."""
 
     def get(self, request, *args, **kwargs):
-        return redirect("raft-item", raft=kwargs["raft"], name=kwargs["name"])
+        item = self.item()  # 404 for an item the user may not see, as the page answers
+        return redirect("raft-item", raft=item.raft.name, name=item.name)
 
     def post(self, request, *args, **kwargs):
         item = self.item()

@@ -62,7 +62,7 @@ def test_raft_item_save_makes_a_version_and_shows_errors(admin_client, item) -> 
 def test_raft_item_run_starts_an_execution_and_opens_it(admin_client, item) -> None:
     Server.objects.create(name="web1")
     response = admin_client.post(
-        reverse("raft-item", args=["main", "deploy"]),
+        reverse("raft-item-run", args=["main", "deploy"]),
         {"run": "1", "servers": ["web1"], "mode": "collect"},
     )
     execution = Execution.objects.get()
