@@ -101,7 +101,7 @@ def command_blocks(args: argparse.Namespace) -> int:
     if parsed is None:
         return 2
     try:
-        workspace = to_blocks(parsed[0])
+        workspace = to_blocks(*parsed)  # each block keeps its statement's text
     except OtterSyntaxError as error:
         for diagnostic in error.diagnostics:
             print(diagnostic.format(args.file), file=sys.stderr)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import ast
+from engine.blocks.source import read_kept
 from engine.blocks.workspace import (
     RAW,
     STATEMENT_TYPES,
@@ -77,7 +78,8 @@ class BlockReader:
         return [cls(**READERS[kind](self, block, extra), **common)]
 
     def common(self, block: BlockData, extra: Values) -> Values:
-        """The description, trailing comment and blank line before of a block's statement."""
+        """The description, trailing comment and blank line before of a block's statement, and
+        what it keeps of its text."""
         what = where(block)
         description = as_comments(extra.get("description"), f"the description of {what}")
         icons = as_object(block.get("icons"), f"'icons' of {what}")
@@ -94,6 +96,7 @@ class BlockReader:
             "description": description,
             "trailing_comment": self.trailing(extra, what),
             "blank_line_before": bool(extra.get("blankLineBefore")),
+            "kept": read_kept(extra.get("source"), what),
         }
 
     # one method per block type: the values of its statement's own fields

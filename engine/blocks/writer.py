@@ -26,8 +26,10 @@ class Parts:
 
 
 class BlockWriter(Visitor[None]):
-    def __init__(self) -> None:
+    def __init__(self, sources: dict[int, dict[str, Any]] | None = None) -> None:
         self.ids = itertools.count(1)
+        # What each statement's block keeps of its text, by the statement's id (engine.blocks.source).
+        self.sources = sources
 
     def chain(self, body: ast.Body) -> dict[str, Any] | None:
         """The first block of a body, the others chained to it by ``next``."""
@@ -60,6 +62,10 @@ class BlockWriter(Visitor[None]):
             parts.extra["trailingComment"] = statement.trailing_comment
         if statement.blank_line_before:
             parts.extra["blankLineBefore"] = True
+        if self.sources is not None:
+            source = self.sources.get(id(statement))
+            if source is not None:
+                parts.extra["source"] = source
         if parts.fields:
             block["fields"] = parts.fields
         if parts.inputs:

@@ -3,9 +3,12 @@ no empty or adjacent text parts)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import strategies as st
 
 from engine import ast
+from engine.formatter import format_statement
 from engine.keywords import KEYWORDS
 
 TEXT_ALPHABET = st.sampled_from(
@@ -315,3 +318,60 @@ scripts = st.builds(
     st.lists(st.from_regex(r"##AH:[A-Za-z]{1,12}", fullmatch=True), max_size=2),
     bodies(2),
 )
+
+
+# ---- scripts laid out as people write them --------------------------------------------------
+
+BODY_MARK = ast.Comment(lines=("#@@BODY@@",))
+
+
+def _frame(statement: ast.Statement) -> list[str]:
+    """The canonical text around a statement's bodies: up to its first ``{``, between a ``}``
+    and the next ``{``, from its last ``}``."""
+    mark = (BODY_MARK,)
+    if isinstance(statement, ast.If):
+        marked: ast.Statement = replace(
+            statement,
+            body=mark,
+            else_ifs=tuple(replace(clause, body=mark) for clause in statement.else_ifs),
+            else_body=None if statement.else_body is None else mark,
+        )
+    elif isinstance(statement, ast.Try):
+        marked = replace(statement, body=mark, catch_body=mark)
+    else:
+        marked = replace(statement, body=mark)  # type: ignore[call-arg]
+    return format_statement(marked).rstrip("\n").split("\n    #@@BODY@@\n")
+
+
+@st.composite
+def laid_out(draw, script: ast.Script) -> str:
+    """A text of ``script`` laid out otherwise than the formatter does: indented by tabs or two
+    spaces (or not at all), some lines ending in blanks, blank lines here and there, and
+    statements written canonically at the start of their first line (their other lines as at
+    the top). It parses to ``script``."""
+    unit = draw(st.sampled_from(["\t", "  ", "    ", ""]))
+
+    def gap(depth: int, previous: ast.Statement | None) -> str:
+        blanks = draw(st.sampled_from(["", "", " ", "\t"]))
+        breaks = 2 if isinstance(previous, ast.Comment) else draw(st.sampled_from([1, 1, 1, 2, 3]))
+        return blanks + "\n" * breaks + unit * depth
+
+    def body(statements: ast.Body, depth: int) -> str:
+        out = []
+        previous = None
+        for statement in statements:
+            out.append(gap(depth, previous))
+            bodies = ast.bodies(statement)
+            if bodies:
+                pieces = _frame(statement)
+                out.append(pieces[0])
+                for number, inner in enumerate(bodies):
+                    out.append(body(inner, depth + 1))
+                    out.append(pieces[number + 1])
+            else:
+                out.append(format_statement(statement).rstrip("\n"))
+            previous = statement
+        out.append("\n" + unit * (depth - 1) if depth else "\n")
+        return "".join(out)
+
+    return "\n".join(script.headers) + body(script.body, 0)

@@ -146,3 +146,10 @@ def test_cli_blocks_and_unblocks_a_flat_script_of_5000_statements(tmp_path: Path
     workspace = tmp_path / "w.json"
     workspace.write_text(blocks.stdout)
     assert run("unblocks", str(workspace)).stdout == source
+
+
+def test_cli_blocks_keep_the_text_so_unblocks_gives_it_back_as_written(tmp_path: Path) -> None:
+    source = "##AH:UseTextMode\nif $a {\n\tRestore-Packages();  # first\n}\n"
+    workspace = tmp_path / "w.json"
+    workspace.write_text(run("blocks", "-", stdin=source).stdout)
+    assert run("unblocks", str(workspace)).stdout == source
