@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -73,7 +73,7 @@ async def _deliver(send: Coroutine) -> None:
 
 
 async def publish_batch(
-    execution_id: int, entries: list[LogEntry | StoredEntry], scopes: list[LogScope]
+    execution_id: int, entries: Sequence[LogEntry | StoredEntry], scopes: Sequence[LogScope]
 ) -> None:
     event = batch_event(entries, scopes)
     if _forward is not None:
@@ -103,7 +103,8 @@ async def publish_here(execution_id: int, event: Event) -> None:
         # from memory. (In the distributed mode, daphne's consumers cache what they receive.)
         frame_cache.add_live(execution_id, event["frames"])
     try:
-        await _deliver(layer.group_send(group_name(execution_id), event))
+        # a TypedDict is a dict, but not the stubs' dict[str, Any]
+        await _deliver(layer.group_send(group_name(execution_id), event))  # type: ignore[arg-type]
     except Exception:  # a full or unreachable layer costs live delivery, never a line: clients refill from the database
         logger.warning(
             "execution=%s event=%s message='could not publish; watchers will refill from the database'",

@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 
 from asgiref.sync import sync_to_async
 from django.core.exceptions import ValidationError
@@ -402,10 +403,10 @@ def _literal(pattern: str) -> str | None:
     at its top level), if it has one of LITERAL_MIN characters or more that SQLite's LIKE
     compares as Python does (ASCII); else None."""
     try:
-        parsed = re._parser.parse(pattern)  # type: ignore[attr-defined]
+        parsed = re._parser.parse(pattern)
     except (re.error, AttributeError):
         return None
-    literal = re._constants.LITERAL  # type: ignore[attr-defined]
+    literal = re._constants.LITERAL
     runs, run = [], ""
     for op, value in parsed:
         if op == literal:
@@ -440,7 +441,6 @@ class LogDownload:
             raise ValidationError({"format": [f"text or jsonl, not {format[:40]!r}."]})
         self.execution_id = execution_id
         self.format = format
-        self._paths: dict[int, str] | None = None
 
     @property
     def content_type(self) -> str:
@@ -467,8 +467,6 @@ class LogDownload:
 
     def _page(self, after: int) -> tuple[str, int | None]:
         """The text of the page after ``after``, and the seq to read after next (None: done)."""
-        if self._paths is None:
-            self._paths = scope_paths(execution_id=self.execution_id)
         rows = list(
             LogEntry.objects.filter(execution_id=self.execution_id, seq__gt=after)
             .order_by("seq")
@@ -477,6 +475,11 @@ class LogDownload:
         write = self._text if self.format == "text" else self._json
         text = "".join(write(*row) for row in rows)
         return text, (rows[-1][0] if len(rows) == DOWNLOAD_PAGE else None)
+
+    @cached_property
+    def _paths(self) -> dict[int, str]:
+        """Read once, on the thread that reads the first page's lines."""
+        return scope_paths(execution_id=self.execution_id)
 
     def _text(self, seq, scope_id, level, message, line, time) -> str:
         label = LEVEL_NAMES.get(level, str(level)).upper()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import NamedTuple
@@ -64,7 +64,7 @@ class DatabaseLogSink:
         self,
         execution_id: int,
         *,
-        on_batch: Callable[[list[StoredEntry], list[LogScope]], None] | None = None,
+        on_batch: Callable[[list[StoredEntry], list[LogScope]], Awaitable[None]] | None = None,
     ) -> None:
         self.execution_id = execution_id
         self.on_batch = on_batch
@@ -267,7 +267,7 @@ class LogRunRow(NamedTuple):
     scope_id: int
     first_seq: int
     last_seq: int
-    count: int
+    length: int  # entries stored in the run: LogRun.count
 
 
 def _store_runs(execution_id: int, entries: list[StoredEntry], last: LogRunRow | None) -> LogRunRow:
@@ -278,17 +278,17 @@ def _store_runs(execution_id: int, entries: list[StoredEntry], last: LogRunRow |
     for entry in entries:
         scope_id = entry.scope_id or 0
         if runs and runs[-1].scope_id == scope_id:
-            runs[-1] = runs[-1]._replace(last_seq=entry.seq, count=runs[-1].count + 1)
+            runs[-1] = runs[-1]._replace(last_seq=entry.seq, length=runs[-1].length + 1)
         else:
             runs.append(LogRunRow(scope_id, entry.seq, entry.seq, 1))
     table = _table(LogRun)
     with connection.cursor() as cursor:
         if last is not None and last.scope_id == runs[0].scope_id:
-            runs[0] = last._replace(last_seq=runs[0].last_seq, count=last.count + runs[0].count)
+            runs[0] = last._replace(last_seq=runs[0].last_seq, length=last.length + runs[0].length)
             cursor.execute(
                 f"UPDATE {table} SET last_seq = %s, count = %s"
                 " WHERE execution_id = %s AND first_seq = %s",
-                [runs[0].last_seq, runs[0].count, execution_id, last.first_seq],
+                [runs[0].last_seq, runs[0].length, execution_id, last.first_seq],
             )
             new = runs[1:]
         else:

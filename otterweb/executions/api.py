@@ -3,12 +3,14 @@ otterweb.execution_logs.api)."""
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+import engine
 from otterweb.api.permissions import WritesWithinPrivileges, view_and
 from otterweb.executions import services
 from otterweb.executions.models import Execution, Job, JobTemplate, JobTemplatePrompt, Mode
@@ -118,7 +120,7 @@ class JobTemplateSerializer(serializers.ModelSerializer):
 
 
 class JobSerializer(serializers.ModelSerializer):
-    requested_by = serializers.SlugRelatedField(
+    requested_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username",
         read_only=True,
         allow_null=True,
@@ -195,7 +197,7 @@ class StartExecutionSerializer(serializers.Serializer):
     environments = serializers.ListField(
         child=serializers.CharField(), required=False, default=list
     )
-    mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.EXECUTE)
+    mode = serializers.ChoiceField(choices=Mode.choices, default=engine.Mode.EXECUTE)
     simulate = serializers.BooleanField(default=False)
     variables = serializers.DictField(required=False, default=dict)
 

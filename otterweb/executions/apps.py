@@ -1,7 +1,14 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from django.apps import AppConfig
 from django.conf import settings
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
+
+if TYPE_CHECKING:
+    from otterweb.executions.dispatch import Dispatcher
 
 
 class ExecutionsConfig(AppConfig):
@@ -12,7 +19,7 @@ class ExecutionsConfig(AppConfig):
         from django.db.models.signals import post_delete
 
         from otterweb.execution_logs import hooks as logs
-        from otterweb.executions import selectors, views
+        from otterweb.executions import dispatch, selectors, views
         from otterweb.executions.models import Execution
         from otterweb.executions.places import register_places
         from otterweb.inventory.views import SERVER_PAGE_PARTS
@@ -36,7 +43,7 @@ class ExecutionsConfig(AppConfig):
         checks.register(distributed_settings, checks.Tags.compatibility)
         # Where the executions made in this process go, chosen once; the processes that run
         # them (`manage.py serve`, Celery workers) start it.
-        self.dispatcher = dispatcher_from_settings()
+        dispatch.use(dispatcher_from_settings())
 
 
 def _delete_log(sender, instance, **kwargs) -> None:
@@ -45,7 +52,7 @@ def _delete_log(sender, instance, **kwargs) -> None:
     delete_log(execution_id=instance.pk)
 
 
-def dispatcher_from_settings():
+def dispatcher_from_settings() -> Dispatcher:
     """The dispatcher OTTERWEB_DISPATCH names: "embedded", "celery" or "none"."""
     # they import the models: loaded only once the apps are
     from otterweb.executions import dispatch, workers

@@ -1,7 +1,7 @@
 """Handing pending executions to workers.
 
-Every process has one dispatcher, chosen once from the settings when Django starts and held by
-the executions app (``current()``). The embedded default runs executions in worker processes
+Every process has one dispatcher, chosen once from the settings by the executions app when
+Django starts, and held here (``current()``). The embedded default runs executions in worker processes
 that `manage.py serve` supervises (otterweb.executions.workers); the distributed mode sends them
 to Celery workers (`celery -A otterweb worker`); any other process, and the tests, leave them
 pending. A process that runs executions starts its dispatcher, and with it a housekeeper that
@@ -13,11 +13,11 @@ import logging
 import threading
 from datetime import timedelta
 
-from django.apps import apps
 from django.conf import settings
 from django.db import close_old_connections, connections
 from django.utils import timezone
 
+from engine import RunState
 from otterweb.executions import runner, tasks
 from otterweb.executions.models import Execution
 from otterweb.housekeeping import ROUNDS, Round
@@ -58,9 +58,9 @@ class Dispatcher:
             return []
         cutoff = timezone.now() - timedelta(seconds=self.pick_up_after)
         pending = list(
-            Execution.objects.filter(
-                run_state=Execution.RunState.PENDING, created__lt=cutoff
-            ).values_list("pk", flat=True)
+            Execution.objects.filter(run_state=RunState.PENDING, created__lt=cutoff).values_list(
+                "pk", flat=True
+            )
         )
         for execution_id in pending:
             self.dispatch(execution_id)
@@ -86,9 +86,20 @@ class CeleryQueue(Dispatcher):
             )
 
 
+# a worker process of `manage.py serve` puts its own in place of the one the settings chose
+_current: Dispatcher | None = None
+
+
+def use(dispatcher: Dispatcher) -> None:
+    global _current
+    _current = dispatcher
+
+
 def current() -> Dispatcher:
     """This process's dispatcher."""
-    return apps.get_app_config("executions").dispatcher
+    if _current is None:
+        raise RuntimeError("No dispatcher yet: the executions app chooses one when Django starts.")
+    return _current
 
 
 class Housekeeper:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
+import engine
 from otterweb.executions.models import Mode
 from otterweb.inventory.models import Environment, Role, Server
 
@@ -16,10 +17,10 @@ class RunForm(forms.Form):
     environments = forms.ModelMultipleChoiceField(
         Environment.objects.all(), required=False, to_field_name="name"
     )
-    mode = forms.ChoiceField(choices=Mode.choices, initial=Mode.EXECUTE, required=False)
+    mode = forms.ChoiceField(choices=Mode.choices, initial=engine.Mode.EXECUTE, required=False)
     simulate = forms.BooleanField(
         required=False, help_text="Report what would change without changing it."
     )
 
     def clean_mode(self) -> str:
-        return self.cleaned_data["mode"] or Mode.EXECUTE
+        return self.cleaned_data["mode"] or engine.Mode.EXECUTE

@@ -4,6 +4,7 @@ execution started, rafts from the database, and the database log sink."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -19,6 +20,7 @@ from engine import (
     SshConnections,
     Value,
 )
+from otterweb.execution_logs.sink import DatabaseLogSink
 from otterweb.executions.local_runs import local_agent
 from otterweb.inventory.checks import (
     record_offered_key,
@@ -28,6 +30,7 @@ from otterweb.inventory.checks import (
 )
 from otterweb.inventory.models import Credential, Server
 from otterweb.inventory.selectors import (
+    ResolvedVariable,
     active_servers,
     global_variables,
     resolve_variables,
@@ -50,18 +53,35 @@ class DjangoHost(Host):
     """Build it with ``DjangoHost.load(...)`` in synchronous code: the engine calls the
     inventory methods on its event loop, where the database must not be touched."""
 
+    sink: DatabaseLogSink
+    may_run_locally: bool
+    # by case-folded server name
+    _servers: dict[str, Server]
+    _roles: dict[str, list[str]]
+    _environments: dict[str, list[str]]
+    _lineages: dict[str, set[str]]
+    _logins: dict[str, Credential]
+    _runnable: set[str] | None  # the servers the principal may run on (None: any)
+    # by case-folded server name and role name (None: outside any role), then variable name
+    _variables: dict[tuple[str, str | None], dict[str, ResolvedVariable]]
+    _global: dict[str, ResolvedVariable]
+    _sensitive: list[Value]
+    _credentials: dict[str, tuple[Credential, list[str]]]  # and the environments it is limited to
+    _connections: SshConnections | None
+    _new_host_keys: list[tuple[str, str]]
+
     @classmethod
     def load(
         cls,
         *,
-        sink,
+        sink: DatabaseLogSink,
         execution_id: str,
         working_directory: str,
         raft: str | None = None,
         locks: LockProvider | None = None,
         may_run_locally: bool = True,
         principal=None,
-        targets: list[str] = (),
+        targets: Collection[str] = (),
     ) -> DjangoHost:
         """``principal``: on whose behalf it runs (None: OtterWeb itself). Besides ``targets``
         (checked when the job was made, with the permission its kind needs), a script may reach
@@ -107,7 +127,7 @@ class DjangoHost(Host):
         host._global = global_variables(variables=variables)
         host._sensitive.extend(v.value for v in host._global.values() if v.sensitive)
         host._credentials = {}
-        by_id = {}
+        by_id: dict[int, Credential] = {}
         for stored in Credential.objects.prefetch_related("environments"):
             by_id[stored.pk] = stored
             host._credentials[stored.name.casefold()] = (
@@ -119,6 +139,7 @@ class DjangoHost(Host):
             s.name.casefold(): by_id[s.credential_id] for s in servers if s.credential_id in by_id
         }
         host._connections = None
+        host._new_host_keys = []
         return host
 
     async def pace(self) -> None:
@@ -212,7 +233,6 @@ class DjangoHost(Host):
                 max_connecting=settings.OTTERWEB_SSH_MAX_CONNECTING,
                 on_new_host_key=lambda name, key: self._new_host_keys.append((name, key)),
             )
-            self._new_host_keys: list[tuple[str, str]] = []
         login = self._logins.get(server.casefold())
         if credential is None and login is not None:
             credential = run_credential(login)

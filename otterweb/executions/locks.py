@@ -14,8 +14,8 @@ from contextlib import asynccontextmanager
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from engine import LockProvider
-from otterweb.executions.models import Execution, GlobalLock
+from engine import LockProvider, RunState
+from otterweb.executions.models import GlobalLock
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def take(token: str, execution_id: int) -> int | None:
     """The id of the new lock row, or None while another block holds ``token``."""
     with transaction.atomic():
         GlobalLock.objects.filter(token=token).exclude(
-            execution__run_state=Execution.RunState.EXECUTING
+            execution__run_state=RunState.EXECUTING
         ).delete()
         try:
             with transaction.atomic():

@@ -58,7 +58,7 @@ class JobTemplate(models.Model):
     servers = models.ManyToManyField(Server, blank=True, related_name="job_templates")
     roles = models.ManyToManyField(Role, blank=True, related_name="job_templates")
     environments = models.ManyToManyField(Environment, blank=True, related_name="job_templates")
-    mode = models.CharField(max_length=20, choices=Mode.choices, default=Mode.EXECUTE)
+    mode = models.CharField(max_length=20, choices=Mode.choices, default=engine.Mode.EXECUTE.value)
     simulate = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
@@ -189,7 +189,8 @@ class JobTemplatePrompt(models.Model):
     def _expected(self) -> str:
         if self.type == self.Type.CHOICE:
             return "one of " + ", ".join(map(str, self.choices))
-        return {self.Type.NUMBER: "a number", self.Type.TEXT: "text"}.get(self.type, "a value")
+        expected: dict[str, str] = {self.Type.NUMBER: "a number", self.Type.TEXT: "text"}
+        return expected.get(self.type, "a value")
 
     @property
     def default_text(self) -> str:
@@ -254,10 +255,13 @@ class Execution(models.Model):
 
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="executions")
     run_state = models.CharField(
-        max_length=10, choices=RunState.choices, default=RunState.PENDING, db_index=True
+        max_length=10,
+        choices=RunState.choices,
+        default=engine.RunState.PENDING.value,
+        db_index=True,
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.NORMAL)
-    mode = models.CharField(max_length=20, choices=Mode.choices, default=Mode.EXECUTE)
+    mode = models.CharField(max_length=20, choices=Mode.choices, default=engine.Mode.EXECUTE.value)
     simulate = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
@@ -304,7 +308,7 @@ class Execution(models.Model):
         UPDATE, so of workers that race for it exactly one gets True. Then the execution with
         its job, the user who asked for it and the job's script version read in one query
         (None if there is no such execution)."""
-        claimed = cls.objects.filter(pk=pk, run_state=cls.RunState.PENDING).update(
+        claimed = cls.objects.filter(pk=pk, run_state=engine.RunState.PENDING).update(
             **cls._started(worker)
         )
         execution = (
@@ -327,7 +331,7 @@ class Execution(models.Model):
         """The fields of an execution that ``worker`` starts now."""
         now = timezone.now()
         return {
-            "run_state": cls.RunState.EXECUTING,
+            "run_state": engine.RunState.EXECUTING,
             "started": now,
             "heartbeat": now,
             "worker": worker,
@@ -335,7 +339,7 @@ class Execution(models.Model):
 
     def finish(self, *, status: str, drift: list, error: str = "") -> None:
         self.run_state, self.status, self.drift, self.error = (
-            self.RunState.COMPLETED,
+            engine.RunState.COMPLETED,
             status,
             drift,
             error,
@@ -367,9 +371,9 @@ class Execution(models.Model):
     def outcome(self) -> str:
         """What happened, in one word for lists and badges: the run state until it ends, then
         "drifted" for a collect that found drift, else the status."""
-        if self.run_state != self.RunState.COMPLETED:
+        if self.run_state != engine.RunState.COMPLETED:
             return self.run_state
-        if self.mode == Mode.COLLECT and self.drift and self.status != self.Status.CANCELLED:
+        if self.mode == engine.Mode.COLLECT and self.drift and self.status != self.Status.CANCELLED:
             return "drifted"
         return self.status
 
@@ -378,7 +382,7 @@ class Execution(models.Model):
         if self.outcome == "drifted":
             count = len(self.drift)
             return f"Drifted ({count} {'operation' if count == 1 else 'operations'})"
-        if self.run_state != self.RunState.COMPLETED:
+        if self.run_state != engine.RunState.COMPLETED:
             return self.get_run_state_display()
         return self.get_status_display()
 

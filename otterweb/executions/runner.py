@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
-from engine import Level, ScriptRun, parse
+from engine import Level, RunState, ScriptRun, parse
 from otterweb.execution_logs.publish import publish_batch, publish_complete, publish_status
 from otterweb.execution_logs.selectors import last_stored_seq
 from otterweb.execution_logs.sink import DatabaseLogSink, StoredEntry, append_entries
@@ -51,7 +51,7 @@ def run_on_this_thread(execution_id: int) -> None:
 def run_execution(execution_id: int, *, worker: str) -> None:
     """Run one execution to its end: the only way an execution runs, whichever worker has it."""
     execution, claimed = Execution.claim(execution_id, worker=worker)
-    if not claimed:
+    if execution is None or not claimed:
         logger.warning(
             "execution=%s worker=%s message='already %s: not run again'",
             execution_id,
@@ -147,8 +147,8 @@ def close_if_running(execution_id: int, message: str) -> bool:
     worker ever claimed it (it is still pending)."""
     with transaction.atomic():
         execution = Execution.objects.select_for_update().get(pk=execution_id)
-        if execution.run_state != Execution.RunState.EXECUTING:
-            return execution.run_state != Execution.RunState.PENDING
+        if execution.run_state != RunState.EXECUTING:
+            return execution.run_state != RunState.PENDING
         status = (
             Execution.Status.CANCELLED if execution.cancel_requested else Execution.Status.ERROR
         )
@@ -222,7 +222,7 @@ def _beat(execution_id: int) -> None:
 def _should_stop(execution_id: int) -> bool:
     """Cancel was asked for, or the execution was closed elsewhere (taken for lost)."""
     return not Execution.objects.filter(
-        pk=execution_id, cancel_requested=False, run_state=Execution.RunState.EXECUTING
+        pk=execution_id, cancel_requested=False, run_state=RunState.EXECUTING
     ).exists()
 
 
@@ -234,7 +234,7 @@ def kill_orphans() -> list[int]:
     """Kill the local processes that executions no longer running left behind (a killed
     worker's)."""
     return local_runs.kill_orphans(
-        lambda pk: Execution.objects.filter(pk=pk, run_state=Execution.RunState.EXECUTING).exists()
+        lambda pk: Execution.objects.filter(pk=pk, run_state=RunState.EXECUTING).exists()
     )
 
 
@@ -246,15 +246,20 @@ def reap_lost_executions(*, lost_after: timedelta | None = None) -> list[int]:
     cutoff = timezone.now() - lost_after
     reaped = []
     for execution_id in Execution.objects.filter(
-        run_state=Execution.RunState.EXECUTING, heartbeat__lt=cutoff
+        run_state=RunState.EXECUTING, heartbeat__lt=cutoff
     ).values_list("pk", flat=True):
         with transaction.atomic():
             execution = Execution.objects.select_for_update().get(pk=execution_id)
-            if execution.run_state != Execution.RunState.EXECUTING or execution.heartbeat >= cutoff:
+            heartbeat = execution.heartbeat
+            if (
+                execution.run_state != RunState.EXECUTING
+                or heartbeat is None
+                or heartbeat >= cutoff
+            ):
                 continue
             message = (
                 f"The worker {execution.worker or '(unknown)'} stopped responding (last heartbeat "
-                f"{execution.heartbeat:%Y-%m-%d %H:%M:%S} UTC): the execution was lost."
+                f"{heartbeat:%Y-%m-%d %H:%M:%S} UTC): the execution was lost."
             )
             close_execution(execution, message, status=Execution.Status.ERROR)
             logger.error(

@@ -3,6 +3,7 @@ would go."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -10,7 +11,8 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from otterweb.executions.models import Execution, Job, JobTemplate, Mode
+from engine import Mode, RunState
+from otterweb.executions.models import Execution, Job, JobTemplate
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.inventory.selectors import servers_for
 from otterweb.privileges.checks import may, visible
@@ -45,7 +47,7 @@ ENDED_OUTCOMES = [
 # The database side of Execution.outcome == "drifted": a collect that ended with drift and was
 # not cancelled.
 _DRIFTED = (
-    Q(run_state=Execution.RunState.COMPLETED, mode=Mode.COLLECT)
+    Q(run_state=RunState.COMPLETED, mode=Mode.COLLECT)
     & ~Q(drift=[])
     & ~Q(status=Execution.Status.CANCELLED)
 )
@@ -54,14 +56,12 @@ _DRIFTED = (
 def with_outcome(executions: QuerySet[Execution], outcome: str) -> QuerySet[Execution]:
     """The executions whose ``outcome`` is ``outcome`` (see Execution.outcome); an unknown one
     leaves them as they are."""
-    if outcome in (Execution.RunState.PENDING, Execution.RunState.EXECUTING):
+    if outcome in (RunState.PENDING, RunState.EXECUTING):
         return executions.filter(run_state=outcome)
     if outcome == DRIFTED:
         return executions.filter(_DRIFTED)
     if outcome in Execution.Status.values:
-        return executions.filter(run_state=Execution.RunState.COMPLETED, status=outcome).exclude(
-            _DRIFTED
-        )
+        return executions.filter(run_state=RunState.COMPLETED, status=outcome).exclude(_DRIFTED)
     return executions
 
 
@@ -100,8 +100,8 @@ def activity(*, user=None, now: datetime | None = None) -> Activity:
     may see (None: all): three queries."""
     failed_since = (now or timezone.now()) - timedelta(days=1)
     executions = visible(user, Execution.objects.select_related("job__requested_by"))
-    running = executions.exclude(run_state=Execution.RunState.COMPLETED).order_by("-created")
-    recent = executions.filter(run_state=Execution.RunState.COMPLETED).order_by("-ended")
+    running = executions.exclude(run_state=RunState.COMPLETED).order_by("-created")
+    recent = executions.filter(run_state=RunState.COMPLETED).order_by("-ended")
     failed = executions_list(outcome=Execution.Status.ERROR, since=failed_since)
     return Activity(
         running=list(running[:RUNNING]),
@@ -140,7 +140,10 @@ def counts(*, user=None) -> Counts:
 
 
 def preview_targets(
-    *, servers: list[str] = (), roles: list[str] = (), environments: list[str] = ()
+    *,
+    servers: Collection[str] = (),
+    roles: Collection[str] = (),
+    environments: Collection[str] = (),
 ) -> list[Server]:
     """The active servers a job with these targets runs on, by the rules of create_job
     (through servers_for), sorted by name. Raises ValidationError, by field, for names that are

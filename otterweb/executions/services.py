@@ -4,7 +4,7 @@ otterweb.executions.runner's."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import partial
 
@@ -13,7 +13,8 @@ from django.db import transaction
 from django.db.models import prefetch_related_objects
 from django.urls import reverse
 
-from engine import OtterSyntaxError, from_json_value, parse, targets_servers
+import engine
+from engine import OtterSyntaxError, Value, from_json_value, parse, targets_servers
 from otterweb.audit import services as audit
 from otterweb.audit.context import current_origin
 from otterweb.executions import dispatch
@@ -50,10 +51,10 @@ def create_job(
     script: str | None = None,
     raft_item: RaftItem | None = None,
     name: str = "",
-    servers: list[str] = (),
-    roles: list[str] = (),
-    environments: list[str] = (),
-    mode: str = Mode.EXECUTE,
+    servers: Collection[str] = (),
+    roles: Collection[str] = (),
+    environments: Collection[str] = (),
+    mode: str = engine.Mode.EXECUTE,
     simulate: bool = False,
     variables: dict | None = None,
     template=None,
@@ -65,9 +66,12 @@ def create_job(
     only a script that targets servers itself (``for server``/``for role``) is accepted, never
     an implicit local run. ``requested_by`` (None: OtterWeb itself) must hold ``permission`` on
     every server it targets, and the one to run on the local server for a local one."""
-    if (script is None) == (raft_item is None):
+    if script is not None and raft_item is None:
+        text = script
+    elif raft_item is not None and script is None:
+        text = raft_item.content
+    else:
         raise ValidationError("give either a script or a raft item")
-    text = script if script is not None else raft_item.content
     try:
         parsed = parse(text, name=name or "script")
     except OtterSyntaxError as error:
@@ -87,9 +91,9 @@ def create_job(
     check_may_run(user=requested_by, servers=targets, permission=permission)
     local = [s for s in targets if s.agent_type == Server.AgentType.LOCAL]
     if local and not all(may_run_locally(requested_by, server) for server in local):
-        local = [s.name for s in local]
+        names = [s.name for s in local]
         raise ValidationError(
-            f"{', '.join(local)} {'is' if len(local) == 1 else 'are'} OtterWeb's own machine: "
+            f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} OtterWeb's own machine: "
             "running scripts there needs the permission 'Can run scripts on the local server'",
             code="local_server",
         )
@@ -127,9 +131,9 @@ def save_and_run(
     content: str,
     message: str = "",
     author=None,
-    servers: list[str] = (),
-    roles: list[str] = (),
-    environments: list[str] = (),
+    servers: Collection[str] = (),
+    roles: Collection[str] = (),
+    environments: Collection[str] = (),
     mode: str,
     simulate: bool = False,
 ) -> Execution:
@@ -154,7 +158,9 @@ def run_answer(*, execution: Execution, user, saved: bool) -> dict:
     its state, where to cancel it when the user may), the version that ran (``saved``: made by
     this run) and a sentence saying so."""
     job = execution.job
-    number = job.script_version.number
+    version = job.script_version
+    assert version is not None  # save_and_run ran a version it saved, or the latest
+    number = version.number
     may_cancel = user.has_perms(
         ["executions.view_execution", "executions.cancel_execution"], execution
     )
@@ -192,7 +198,7 @@ def check_may_run(*, user, servers, permission: str = RUN) -> None:
         )
 
 
-def script_variables(variables: dict | None) -> dict:
+def script_variables(variables: dict | None) -> dict[str, Value]:
     """A job's variables as a script gets them: numbers and booleans as their text (``true``,
     ``false``), null as empty text, lists and maps of those, as Otter takes them."""
     if variables is None:
@@ -202,7 +208,7 @@ def script_variables(variables: dict | None) -> dict:
     blank = sorted(repr(name) for name in variables if not str(name).strip())
     if blank:
         raise ValidationError(f"a variable needs a name, not {', '.join(blank)}")
-    return from_json_value(variables)
+    return {str(name): from_json_value(value) for name, value in variables.items()}
 
 
 def launch_template(
@@ -333,7 +339,7 @@ def save_job_template(
     servers=(),
     roles=(),
     environments=(),
-    mode: str = Mode.EXECUTE,
+    mode: str = engine.Mode.EXECUTE,
     simulate: bool = False,
     prompts: list[dict] | None = None,
     user=None,
@@ -446,12 +452,12 @@ def request_cancel(*, execution: Execution) -> None:
     """Ask the worker running ``execution`` to stop it; a pending one is cancelled at once."""
     with transaction.atomic():
         execution = Execution.objects.select_for_update().get(pk=execution.pk)
-        if execution.run_state == Execution.RunState.COMPLETED:
+        if execution.run_state == engine.RunState.COMPLETED:
             return
         execution.cancel_requested = True
         execution.save(update_fields=["cancel_requested"])
         audit.run_cancelled(execution=execution)
-        if execution.run_state == Execution.RunState.PENDING:
+        if execution.run_state == engine.RunState.PENDING:
             close_execution(
                 execution,
                 "The execution was cancelled before it started.",

@@ -14,7 +14,7 @@ from otterweb.privileges.pages import narrow_choices
 from otterweb.rafts.models import RaftItem
 
 
-class LinesField(forms.CharField):
+class LinesField(forms.Field):
     """A list of text, edited one a line (blank lines dropped)."""
 
     widget = forms.Textarea(attrs={"rows": 3})
@@ -23,7 +23,7 @@ class LinesField(forms.CharField):
         return "\n".join(map(str, value)) if isinstance(value, list) else value
 
     def to_python(self, value) -> list[str]:
-        lines = (line.strip() for line in str(super().to_python(value) or "").splitlines())
+        lines = (line.strip() for line in str(value or "").splitlines())
         return [line for line in lines if line]
 
 
@@ -69,7 +69,8 @@ class BasePromptFormSet(forms.BaseInlineFormSet):
         ]
 
 
-PromptFormSet = forms.inlineformset_factory(
+# the factory makes a subclass of the formset it is given; the stubs answer BaseInlineFormSet
+PromptFormSet: type[BasePromptFormSet] = forms.inlineformset_factory(  # type: ignore[assignment]
     JobTemplate,
     JobTemplatePrompt,
     form=PromptForm,
@@ -127,7 +128,9 @@ class JobTemplateForm(forms.ModelForm):
         scripts = Q(kind=RaftItem.Kind.SCRIPT)
         if self.instance.raft_item_id:
             scripts |= Q(pk=self.instance.raft_item_id)
-        self.fields["raft_item"].queryset = RaftItem.objects.filter(scripts).select_related("raft")
+        raft_item = self.fields["raft_item"]
+        assert isinstance(raft_item, forms.ModelChoiceField)
+        raft_item.queryset = RaftItem.objects.filter(scripts).select_related("raft")
         narrow_choices(self, user)
 
 
@@ -150,9 +153,14 @@ def prompt_field(prompt: JobTemplatePrompt) -> forms.Field:
     # Django's field template prints help_text as HTML (|safe): a description is text, typed
     # by whoever may change templates, so it is escaped here (escape() marks it safe, so the
     # checkbox row's {{ field.help_text }} does not escape it twice).
-    common = {"label": prompt.name, "help_text": escape(prompt.description)}
+    label, help_text = prompt.name, escape(prompt.description)
     if prompt.type == Type.BOOLEAN:
-        return forms.BooleanField(required=False, initial=prompt.default_text == "true", **common)
+        return forms.BooleanField(
+            required=False,
+            initial=prompt.default_text == "true",
+            label=label,
+            help_text=help_text,
+        )
     if prompt.type == Type.CHOICE:
         if not prompt.required:
             blank = [("", "(none)")]
@@ -162,14 +170,22 @@ def prompt_field(prompt: JobTemplatePrompt) -> forms.Field:
             choices=blank + [(choice, choice) for choice in prompt.choices],
             required=prompt.required,
             initial=prompt.default_text,
-            **common,
+            label=label,
+            help_text=help_text,
         )
     if prompt.type == Type.NUMBER:
+
+        def is_number(value) -> None:
+            prompt.to_text(value)  # raises ValidationError for what is not a number
+
         return forms.CharField(
             required=prompt.required,
             initial=prompt.default_text,
             widget=forms.NumberInput(attrs={"step": "any"}),
-            validators=[prompt.to_text],
-            **common,
+            validators=[is_number],
+            label=label,
+            help_text=help_text,
         )
-    return forms.CharField(required=prompt.required, initial=prompt.default_text, **common)
+    return forms.CharField(
+        required=prompt.required, initial=prompt.default_text, label=label, help_text=help_text
+    )

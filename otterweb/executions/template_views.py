@@ -28,6 +28,7 @@ class JobTemplateEditView(LoginRequiredMixin, PermissionRequiredMixin, TemplateV
     """Make a job template (no pk) or change one: its fields and its prompts (a formset)."""
 
     template_name = "executions/template_form.html"
+    object: JobTemplate | None  # the template shown: set by get and post
 
     def get_permission_required(self):
         if "pk" in self.kwargs:
@@ -81,7 +82,8 @@ class JobTemplateEditView(LoginRequiredMixin, PermissionRequiredMixin, TemplateV
 
     def get_context_data(self, **kwargs):
         resolved = None
-        if self.object.pk:  # where it goes as saved; the target preview follows the form
+        if self.object is not None and self.object.pk:
+            # where it goes as saved; the target preview follows the form
             resolved = servers_for(**services.template_targets(template=self.object))
         return {**super().get_context_data(**kwargs), "object": self.object, "resolved": resolved}
 

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import ValidationError
-from django.http import JsonResponse
+from django.http import HttpRequest, JsonResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -21,6 +21,7 @@ from django.utils.timesince import timesince
 from django.views import View
 from django.views.generic import DetailView, ListView
 
+from engine import RunState
 from otterweb.api.error_body import error_body, error_response, first_message, validation_errors
 from otterweb.api.errors import ScriptError
 from otterweb.executions import selectors, services
@@ -158,6 +159,7 @@ class RaftItemRunView(RaftItemView):
             add_errors(form if about_text else run_form, error)
             return self.refused(item, form, run_form, answer_json=answer_json, error=error)
         version = execution.job.script_version
+        assert version is not None  # save_and_run ran a version it saved, or the latest
         saved = latest is None or version.pk != latest.pk
         if answer_json:
             return JsonResponse(
@@ -263,7 +265,7 @@ def execution_row(execution: Execution) -> dict:
         "started_label": started_label,
         "started_title": started_title,
         "duration": format_duration(execution.duration),  # so far, while it runs
-        "running": execution.run_state != Execution.RunState.COMPLETED,
+        "running": execution.run_state != RunState.COMPLETED,
         "lines": execution.log_lines,
         "warnings": execution.log_warnings,
         "errors": execution.log_errors,
@@ -275,6 +277,8 @@ def execution_row(execution: Execution) -> dict:
 class JsonPermissionMixin(LoginRequiredMixin, PermissionRequiredMixin):
     """For endpoints that scripts of the pages fetch: 403 with a JSON body, never a redirect to
     the login page or an HTML error page."""
+
+    request: HttpRequest  # the view's
 
     def handle_no_permission(self):
         if not self.request.user.is_authenticated:

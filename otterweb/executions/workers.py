@@ -38,8 +38,9 @@ from django.db import close_old_connections, connections
 from django.db.models import Q
 from django.utils import timezone
 
+from engine import RunState
 from otterweb.execution_logs import publish
-from otterweb.executions import runner
+from otterweb.executions import dispatch, runner
 from otterweb.executions.dispatch import Dispatcher
 from otterweb.executions.models import Execution
 
@@ -143,7 +144,7 @@ class WorkerProcesses(Dispatcher):
     def pids(self) -> list[int]:
         """The worker processes' ids (for tests and benchmarks)."""
         with self._lock:
-            return [w.process.pid for w in self._pool]
+            return [pid for w in self._pool if (pid := w.process.pid) is not None]
 
     # ---- inside the serving process
 
@@ -228,7 +229,7 @@ class WorkerProcesses(Dispatcher):
             self._gone(worker, worker.process.exitcode)
             connections.close_all()
 
-    def _gone(self, worker: Worker, code: int) -> None:
+    def _gone(self, worker: Worker, code: int | None) -> None:
         with self._lock:
             self._pool.remove(worker)
             execution_id, worker.execution = worker.execution, None
@@ -267,7 +268,7 @@ class WorkerProcesses(Dispatcher):
             condition |= Q(started__lt=timezone.now() - timedelta(seconds=limit))
         asked = set(
             Execution.objects.filter(
-                condition, pk__in=busy, run_state=Execution.RunState.EXECUTING
+                condition, pk__in=busy, run_state=RunState.EXECUTING
             ).values_list("pk", "cancel_requested")
         )
         now = time.monotonic()
@@ -306,7 +307,9 @@ def _send(worker: Worker, message: tuple) -> bool:
         return False  # it died: its listener closes it
 
 
-def _exit_text(code: int) -> str:
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "no exit code"
     if code < 0:
         try:
             return f"killed by {signal.Signals(-code).name}"
@@ -334,8 +337,6 @@ class ToServingProcess(Dispatcher):
 def work(connection: Connection) -> None:
     """A worker process's life: run the executions the serving process sends, one at a time,
     until it says stop or goes away."""
-    from django.apps import apps
-
     connections.close_all()  # the fork server's, if it opened any
 
     sending = threading.Lock()
@@ -345,7 +346,7 @@ def work(connection: Connection) -> None:
             connection.send(message)
 
     publish.forward_to(lambda execution_id, event: send(("publish", execution_id, event)))
-    apps.get_app_config("executions").dispatcher = ToServingProcess(send)
+    dispatch.use(ToServingProcess(send))
     os.nice(NICENESS)
     todo: queue.SimpleQueue[int | None] = queue.SimpleQueue()
 

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
-from engine import literal_value
+from engine import Value, literal_value
 from otterweb import secrets
 from otterweb.fields import TextField
 
@@ -350,6 +350,6 @@ class Variable(TimeStamped):
         else:
             self.value, self.encrypted_value = literal, ""
 
-    def runtime_value(self):
+    def runtime_value(self) -> Value:
         """The value as the engine sees it: text, a list or a map."""
         return literal_value(self.literal())

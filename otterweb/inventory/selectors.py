@@ -3,19 +3,20 @@ tree, what stands in the way of a deletion, and a server's recent executions."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from django.db.models import Q
 
+from engine import Value
 from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
 
 
 @dataclass(frozen=True)
 class ResolvedVariable:
     name: str
-    value: object  # text, list or map
+    value: Value
     sensitive: bool
     scope: str  # "server web1", "environment Production", "role web", "global"
     shadowed: tuple[str, ...] = ()  # the scopes that also define it, in resolution order
@@ -44,13 +45,13 @@ class VariableTable:
         self._at: dict[Scope, list[Variable]] = {}
         for variable in variables:
             self._at.setdefault(_scope_of(variable), []).append(variable)
-        self._values: dict[int, object] = {}
+        self._values: dict[int, Value] = {}
 
     def at(self, scope: Scope) -> list[Variable]:
         """The variables of ``scope``, by name."""
         return self._at.get(scope, [])
 
-    def value(self, variable: Variable) -> object:
+    def value(self, variable: Variable) -> Value:
         if variable.pk not in self._values:
             self._values[variable.pk] = variable.runtime_value()
         return self._values[variable.pk]
@@ -134,12 +135,16 @@ def active_servers() -> list[Server]:
         *environments.values(),
         *(e for s in servers for e in s.environments.all()),
     ]:
-        environment.parent = environments.get(environment.parent_id)
+        parent_id = environment.parent_id
+        environment.parent = environments.get(parent_id) if parent_id is not None else None
     return servers
 
 
 def servers_for(
-    *, servers: list[str] = (), roles: list[str] = (), environments: list[str] = ()
+    *,
+    servers: Collection[str] = (),
+    roles: Collection[str] = (),
+    environments: Collection[str] = (),
 ) -> list[Server]:
     """The active servers a job targets: named ones, plus those with any of the roles in any
     of the environments (either side may be left empty to mean all)."""

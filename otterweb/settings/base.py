@@ -7,6 +7,7 @@ import os
 import tempfile
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -92,7 +93,7 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
+DATABASES: dict[str, dict[str, Any]] = {
     "default": {
         "ENGINE": "otterweb.sqlite3",  # Django's, with writers waiting in line: see there
         "NAME": DATA_DIR / "otterweb.sqlite3",
@@ -108,7 +109,7 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
-def database_from_url(url: str) -> dict:
+def database_from_url(url: str) -> dict[str, Any]:
     """Django's database settings from `postgres://user:password@host:port/name`."""
     parts = urlsplit(url)
     if parts.scheme not in ("postgres", "postgresql"):

@@ -8,7 +8,8 @@ from django.db import migrations
 def prompt_rows(prompts) -> list[dict]:
     """The JobTemplatePrompt fields for each JSON prompt, in order; a prompt without a name, or
     whose name (any case) came before, is left out (the unique constraint would refuse it)."""
-    rows, seen = [], set()
+    rows: list[dict] = []
+    seen: set[str] = set()
     for prompt in prompts if isinstance(prompts, list) else []:
         if not isinstance(prompt, dict):
             continue

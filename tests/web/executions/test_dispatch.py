@@ -6,7 +6,6 @@ import time
 from datetime import timedelta
 
 import pytest
-from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone
@@ -63,7 +62,7 @@ def test_create_job_dispatches_through_the_process_dispatcher_once_committed(
     monkeypatch,
 ) -> None:
     recorder = Recorder()
-    monkeypatch.setattr(apps.get_app_config("executions"), "dispatcher", recorder)
+    monkeypatch.setattr(dispatch, "_current", recorder)
     with transaction.atomic():
         execution = create_job(script="Log-Information x;", servers=["here"])
         assert recorder.dispatched == []
