@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.text import normalize_newlines
@@ -10,7 +12,7 @@ from otterweb.rafts import services
 from otterweb.rafts.models import Raft, RaftItem
 
 
-def add_errors(form: forms.Form, error: ValidationError) -> None:
+def add_errors(form: forms.BaseForm, error: ValidationError) -> None:
     """Show a service's refusal beside the fields it names, and above the form otherwise."""
     if not hasattr(error, "error_dict"):
         form.add_error(None, error)
@@ -37,8 +39,8 @@ class ContentField(forms.CharField):
         kwargs.setdefault("required", False)
         super().__init__(strip=False, **kwargs)
 
-    def to_python(self, value):
-        return normalize_newlines(super().to_python(value))
+    def to_python(self, value) -> str:
+        return normalize_newlines(super().to_python(value) or "")
 
 
 class ItemCreateForm(forms.Form):
@@ -91,7 +93,10 @@ class CompareForm(forms.Form):
     def __init__(self, *args, numbers: list[int], **kwargs):
         super().__init__(*args, **kwargs)
         choices = [(number, f"v{number}") for number in numbers]
-        self.fields["old"].choices = self.fields["new"].choices = choices
+        old, new = self.fields["old"], self.fields["new"]
+        assert isinstance(old, forms.ChoiceField)
+        assert isinstance(new, forms.ChoiceField)
+        old.choices = new.choices = choices
 
 
 class RaftAdminForm(forms.ModelForm):
@@ -119,8 +124,9 @@ class RaftItemAdminForm(forms.ModelForm):
         model = RaftItem
         fields = ["raft", "name", "kind", "content"]
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         raft, name = data.get("raft"), data.get("name")
         if name:
             try:

@@ -5,12 +5,14 @@ to the item's page (``ITEM_PAGE_PARTS``): executions its Run, which posts to a p
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import pairwise
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.db.models import F, Window
+from django.db.models.functions import Lead
+from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views import View
@@ -32,6 +34,10 @@ from otterweb.rafts.models import Raft, RaftItem
 
 class PageMixin(LoginRequiredMixin, PermissionRequiredMixin):
     """A signed-in user with ``permission_required``; the raft (and item) of the URL."""
+
+    # the view's
+    request: HttpRequest
+    kwargs: dict[str, Any]
 
     def raft(self) -> Raft:
         return get_visible_or_404(
@@ -184,9 +190,12 @@ class RaftItemView(PageMixin, TemplateView):
         item = kwargs.pop("item", None) or self.item()
         user = self.request.user
         editable = user.has_perm("rafts.change_raftitem", item)
-        versions = list(selectors.item_versions(item=item))
-        for version, older in pairwise(versions):
-            version.previous_number = older.number
+        # each with the number of the one before it (None for the first), for its diff link
+        versions = list(
+            selectors.item_versions(item=item).annotate(
+                previous_number=Window(Lead("number"), order_by=F("number").desc())
+            )
+        )
         latest = versions[0].number if versions else 0
         numbers = [version.number for version in versions]
         parts: dict = {}
@@ -234,7 +243,7 @@ class RaftItemView(PageMixin, TemplateView):
         except ValidationError as error:
             add_errors(form, error)
             return self.invalid(item, form)
-        now = saved.versions.first()
+        now = saved.versions.latest("number")  # save_item leaves a version of the text
         if latest is not None and now.pk == latest.pk:
             messages.info(request, f"No changes to save: version {now.number} is the latest.")
         else:
@@ -303,7 +312,7 @@ class VersionView(PageMixin, TemplateView):
         version = get_object_or_404(
             selectors.item_versions(item=item), number=self.kwargs["number"]
         )
-        latest = item.versions.first()
+        latest = item.versions.latest("number")
         previous = item.versions.filter(number__lt=version.number).order_by("-number").first()
         return {
             **super().get_context_data(**kwargs),
@@ -328,7 +337,8 @@ class RestoreView(PageMixin, View):
         else:
             messages.success(
                 request,
-                f"Restored version {version.number} as version {restored.versions.first().number}.",
+                f"Restored version {version.number} as version "
+                f"{restored.versions.latest('number').number}.",
             )
         return redirect("raft-item", raft=item.raft.name, name=item.name)
 
