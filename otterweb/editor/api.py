@@ -5,6 +5,8 @@ is not what an endpoint takes, 400 with a message."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -98,7 +100,11 @@ class BlocksView(ScriptView):
     def post(self, request):
         """The Blockly workspace of a script (its JSON nests two levels for each statement in a
         row, as deep as the script is long)."""
-        return Response({"workspace": to_blocks(parse(_script(request)))})
+        text = _script(request)
+        # each block keeps the text it came from, so that writing the blocks back changes only
+        # the statements edited (engine.blocks); line breaks other than "\n" make it canonical
+        source = None if "\r" in text else text
+        return Response({"workspace": to_blocks(parse(text), source=source)})
 
 
 class UnblocksView(ScriptView):
@@ -113,17 +119,29 @@ class UnblocksView(ScriptView):
         if not isinstance(workspace, dict):
             raise serializers.ValidationError({"workspace": ["a Blockly workspace (JSON object)"]})
         try:
-            text = format_script(from_blocks(workspace))
+            script = from_blocks(workspace)
+            text = format_script(script)
         except BlocksError as error:
             raise serializers.ValidationError({"workspace": [str(error)]}) from None
         size = len(text.encode("utf-8"))
         if size > script_limit():
             raise serializers.ValidationError({"workspace": [too_large(size, "its script")]})
-        try:  # a name or a raw block's text can make text that reads otherwise
-            parse(text)
-        except OtterSyntaxError as error:
-            raise parse_failure(error, name="the text of the blocks", field="workspace") from None
+        read = _parse_blocks_text(text)
+        if script.kept is not None and read != script:
+            # the text the blocks kept (it comes from the browser) does not read as the blocks
+            # say: the blocks win, written canonically
+            text = format_script(replace(script, kept=None))
+            _parse_blocks_text(text)
         return Response({"script": text})
+
+
+def _parse_blocks_text(text: str):
+    """The tree of the text written from blocks; 400 when it does not parse (a name or a raw
+    block's text can make text that reads otherwise)."""
+    try:
+        return parse(text)
+    except OtterSyntaxError as error:
+        raise parse_failure(error, name="the text of the blocks", field="workspace") from None
 
 
 class ReferenceView(APIView):

@@ -4,12 +4,15 @@ variables of each scope, and the global ones, added, changed and deleted on thei
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import Model
+from django.http import HttpRequest
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.generic import (
@@ -20,7 +23,8 @@ from django.views.generic import (
     UpdateView,
     View,
 )
-from django.views.generic.list import MultipleObjectMixin
+from django.views.generic.base import ContextMixin, TemplateResponseMixin
+from django.views.generic.edit import ModelFormMixin
 
 from engine import MASK, fingerprint, to_text
 from otterweb.inventory import checks, selectors, services
@@ -35,6 +39,7 @@ from otterweb.inventory.forms import (
 from otterweb.inventory.models import Credential, Environment, Remediation, Role, Server, Variable
 from otterweb.privileges.checks import forget, visible
 from otterweb.privileges.pages import (
+    VisibleListMixin,
     VisibleObjectMixin,
     get_visible_or_404,
     narrow_choices,
@@ -70,50 +75,54 @@ def resolve(server: Server):
 
 
 class InventoryPage(LoginRequiredMixin, PermissionRequiredMixin):
-    """Pages about one model, found by name; the permission is the model's ``action``."""
+    """Pages about one model, found by name; the permission is the model's ``action``. A page
+    of one object takes VisibleObjectMixin as well (404 when the user may not see it, 403 when
+    it may not do the action to it), a list VisibleListMixin (what the user may see)."""
 
+    model: type[Model]
     action = "view"
     slug_field = slug_url_kwarg = "name"
 
-    def get_permission_required(self):
+    def get_permission_required(self) -> list[str]:
         opts = self.model._meta
         required = [f"{opts.app_label}.view_{opts.model_name}"]
         if self.action != "view":
             required.append(f"{opts.app_label}.{self.action}_{opts.model_name}")
         return required
 
-    def get_object(self, queryset=None):
-        """The object, when the user may see it (404) and do the page's action to it (403)."""
-        obj = super().get_object(queryset)
-        require(self.request.user, obj, *self.get_permission_required())
-        return obj
-
-    def get_queryset(self):
-        """A list: what the user may see."""
-        queryset = super().get_queryset()
-        if isinstance(self, MultipleObjectMixin):
-            return visible(self.request.user, queryset)
-        return queryset
-
 
 # ---- variables, on the page of their scope
 
 
-class VariablesMixin:
+class VariablesMixin(TemplateResponseMixin, ContextMixin):
     """The variables of one scope on its page: a form to add one, a row changed in place
     (``?edit=<pk>``), a link to delete one. Shown with the view permission on variables;
     adding and changing need theirs."""
 
     scope = ""  # "server", "environment", "role"; "" for the global variables
+    # the view's: the object of the scope (None: the global variables), found by get_object
+    # (which only a page with a scope has)
+    request: HttpRequest
+    object: Model | None
+    get_object: Callable[[], Model]
 
     def scope_lookup(self) -> dict:
         if self.scope:
             return {self.scope: self.object}
         return {"server": None, "environment": None, "role": None}
 
+    def variable_scope(self) -> services.VariableScope:
+        """Where a variable added here belongs."""
+        owner = self.object if self.scope else None
+        return services.VariableScope(
+            server=owner if isinstance(owner, Server) else None,
+            environment=owner if isinstance(owner, Environment) else None,
+            role=owner if isinstance(owner, Role) else None,
+        )
+
     def new_variable(self) -> Variable:
         """A variable of this scope, not saved: where one added here would be."""
-        return Variable(**({self.scope: self.object} if self.scope else {}))
+        return Variable(**self.variable_scope())
 
     def variables_context(self, *, add_form=None, edit_form=None) -> dict:
         user = self.request.user
@@ -159,7 +168,7 @@ class VariablesMixin:
                         name=data["name"],
                         value=data["value"],
                         sensitive=data["sensitive"],
-                        **({self.scope: self.object} if self.scope else {}),
+                        **self.variable_scope(),
                     )
                     messages.success(request, f"Added the variable {variable.name}.")
                 else:
@@ -224,19 +233,19 @@ class EnvironmentListView(InventoryPage, TemplateView):
         return {**super().get_context_data(**kwargs), "tree": tree}
 
 
-class RoleListView(InventoryPage, ListView):
+class RoleListView(InventoryPage, VisibleListMixin, ListView):
     model = Role
     queryset = Role.objects.prefetch_related("dependencies", "servers")
     template_name = "inventory/role_list.html"
 
 
-class ServerListView(InventoryPage, ListView):
+class ServerListView(InventoryPage, VisibleListMixin, ListView):
     model = Server
     queryset = Server.objects.select_related("credential").prefetch_related("roles", "environments")
     template_name = "inventory/server_list.html"
 
 
-class CredentialListView(InventoryPage, ListView):
+class CredentialListView(InventoryPage, VisibleListMixin, ListView):
     model = Credential
     queryset = Credential.objects.prefetch_related("environments", "servers")
     template_name = "inventory/credential_list.html"
@@ -245,8 +254,9 @@ class CredentialListView(InventoryPage, ListView):
 # ---- details
 
 
-class EnvironmentDetailView(InventoryPage, VariablesMixin, DetailView):
+class EnvironmentDetailView(InventoryPage, VisibleObjectMixin, VariablesMixin, DetailView):
     model = Environment
+    object: Environment
     scope = "environment"
     queryset = Environment.objects.select_related("parent")
     template_name = "inventory/environment_detail.html"
@@ -262,8 +272,9 @@ class EnvironmentDetailView(InventoryPage, VariablesMixin, DetailView):
         }
 
 
-class RoleDetailView(InventoryPage, VariablesMixin, DetailView):
+class RoleDetailView(InventoryPage, VisibleObjectMixin, VariablesMixin, DetailView):
     model = Role
+    object: Role
     scope = "role"
     template_name = "inventory/role_detail.html"
 
@@ -280,8 +291,9 @@ class RoleDetailView(InventoryPage, VariablesMixin, DetailView):
         }
 
 
-class ServerDetailView(InventoryPage, VariablesMixin, DetailView):
+class ServerDetailView(InventoryPage, VisibleObjectMixin, VariablesMixin, DetailView):
     model = Server
+    object: Server
     scope = "server"
     queryset = Server.objects.select_related("credential", "configuration_state")
     template_name = "inventory/server_detail.html"
@@ -317,6 +329,11 @@ class ServerSshAction(InventoryPage, View):
     model = Server
     action = "change"
 
+    def act(self, server: Server, data) -> str:
+        """Do what the button says; the message that says it is done (ValidationError: why
+        not)."""
+        raise NotImplementedError
+
     def post(self, request, name):
         server = get_visible_or_404(request.user, Server, "inventory.change_server", name=name)
         try:
@@ -349,7 +366,7 @@ class ServerForgetHostKeysView(ServerSshAction):
         return f"{server.name}'s host keys are forgotten: check it to see the key it offers."
 
 
-class CredentialDetailView(InventoryPage, DetailView):
+class CredentialDetailView(InventoryPage, VisibleObjectMixin, DetailView):
     model = Credential
     template_name = "inventory/credential_detail.html"
 
@@ -381,10 +398,16 @@ class ServerVariablesView(LoginRequiredMixin, PermissionRequiredMixin, TemplateV
 # ---- create and change
 
 
-class SaveMixin:
+class SaveMixin(ModelFormMixin):
     """A ModelForm checks the input; the model's service saves it (and may refuse)."""
 
-    template_name = "inventory/form.html"
+    template_name: str | None = "inventory/form.html"
+    object: Model | None  # as saved (None on a create page until it is)
+    save: Callable[[Any, dict[str, Any]], Model]  # save_<model>, with the form and its data
+    # the view's, and InventoryPage's (before this one in the view's bases)
+    request: HttpRequest
+    action: str
+    get_permission_required: Callable[[], Sequence[str]]
 
     def get_form_kwargs(self):
         kwargs = super().get_form_kwargs()
@@ -485,7 +508,7 @@ class EnvironmentCreateView(InventoryPage, SaveMixin, CreateView):
     )
 
 
-class EnvironmentChangeView(InventoryPage, SaveMixin, UpdateView):
+class EnvironmentChangeView(InventoryPage, VisibleObjectMixin, SaveMixin, UpdateView):
     model, form_class, action, save = (
         Environment,
         EnvironmentForm,
@@ -498,7 +521,7 @@ class RoleCreateView(InventoryPage, SaveMixin, CreateView):
     model, form_class, action, save = Role, RoleForm, "add", staticmethod(save_role)
 
 
-class RoleChangeView(InventoryPage, SaveMixin, UpdateView):
+class RoleChangeView(InventoryPage, VisibleObjectMixin, SaveMixin, UpdateView):
     model, form_class, action, save = Role, RoleForm, "change", staticmethod(save_role)
 
 
@@ -506,7 +529,7 @@ class ServerCreateView(InventoryPage, SaveMixin, CreateView):
     model, form_class, action, save = Server, ServerForm, "add", staticmethod(save_server)
 
 
-class ServerChangeView(InventoryPage, SaveMixin, UpdateView):
+class ServerChangeView(InventoryPage, VisibleObjectMixin, SaveMixin, UpdateView):
     model, form_class, action, save = Server, ServerForm, "change", staticmethod(save_server)
 
 
@@ -519,7 +542,7 @@ class CredentialCreateView(InventoryPage, SaveMixin, CreateView):
     )
 
 
-class CredentialChangeView(InventoryPage, SaveMixin, UpdateView):
+class CredentialChangeView(InventoryPage, VisibleObjectMixin, SaveMixin, UpdateView):
     model, form_class, action, save = (
         Credential,
         CredentialForm,
@@ -531,12 +554,13 @@ class CredentialChangeView(InventoryPage, SaveMixin, UpdateView):
 # ---- delete
 
 
-class DeleteView(InventoryPage, DetailView):
+class DeleteView(InventoryPage, VisibleObjectMixin, DetailView):
     """Asks first, and says what stands in the way (then offers no button) or what goes with it."""
 
     action = "delete"
     template_name = "inventory/confirm_delete.html"
-    delete_service = None  # services.delete_<model>, called with the object by its model's name
+    # services.delete_<model>, given the object by its model's name
+    delete_service: Callable[..., None]
 
     def get_context_data(self, **kwargs):
         obj = self.object

@@ -205,8 +205,12 @@ def test_block_editor_switches_corpus_scripts_with_comments_unchanged(site) -> N
             original = stored(site, f"corpus-{path.stem}")["content"]
             page.goto(f"{site.base}/rafts/ops/corpus-{path.stem}/")
             wait_for_mode(page, "visual")
-            # the blocks in the browser are the whole script, comments and all
+            # the blocks in the browser are the whole script, comments and all, and keep its
+            # text: written back unedited, they are the text as it was, byte for byte
             saved = page.evaluate(f"{MODES}.blocks().save()")
+            unblocked = site.api("POST", "/api/scripts/unblocks/", {"workspace": saved})["script"]
+            assert unblocked == original, path.name
+            del saved["otterscript"]["source"]  # without it: the canonical text
             unblocked = site.api("POST", "/api/scripts/unblocks/", {"workspace": saved})["script"]
             assert unblocked == format_script(parse(original)), path.name
             for _ in range(2):

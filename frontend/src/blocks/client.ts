@@ -5,10 +5,13 @@
 import { ApiError, type Api } from "../api/http";
 import { ScriptProblem, type ServerDiagnostic } from "../api/scripts";
 
-/** Blockly's workspace JSON as engine.blocks writes it, with the script's headers. */
+/** Blockly's workspace JSON as engine.blocks writes it, with the script's headers and, when
+ * it was made from text, what that text kept around its statements (`source`, given back as it
+ * came: each block keeps its own statement's text in its extraState, so that writing the blocks
+ * back changes only the statements edited). */
 export interface WorkspaceJson {
   blocks: { languageVersion: number; blocks: BlockJson[] };
-  otterscript: { headers: string[] };
+  otterscript: { headers: string[]; source?: unknown };
 }
 
 export interface BlockJson {

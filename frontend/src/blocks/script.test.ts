@@ -72,4 +72,23 @@ describe("the script in the workspace", () => {
     expect(script.save().otterscript).toEqual({ headers: ["##AH:UseTextMode"] });
     expect(script.changed).toBe(false); // the headers are not the blocks
   });
+
+  test("test_script_gives_back_the_source_it_was_loaded_with_and_each_blocks_own", () => {
+    // engine.blocks.to_blocks(script, source=text): the workspace's pieces of the text, and
+    // each statement's in its block's extraState; both go back to the server as they came
+    const source = { head: "", lead: "", tail: "\n", indent: "\t" };
+    const kept = { sign: "0123456789ab", depth: 0, text: "Log-Information hi;" };
+    const json: WorkspaceJson = {
+      blocks: { languageVersion: 0, blocks: [{ ...LOG.blocks.blocks[0], extraState: { source: kept } }] },
+      otterscript: { headers: [], source },
+    };
+    const script = new WorkspaceScript(new Blockly.Workspace());
+    script.load(copy(json));
+    script.headers = ["##AH:UseVisualMode"];
+    const saved = script.save();
+    expect(saved.otterscript).toEqual({ headers: ["##AH:UseVisualMode"], source });
+    expect(saved.blocks.blocks[0].extraState).toEqual({ source: kept });
+    script.load(copy(LOG)); // a script made without its text gives none back
+    expect(script.save().otterscript).toEqual({ headers: [] });
+  });
 });

@@ -11,6 +11,8 @@ export class WorkspaceScript {
   headers: string[] = [];
   /** A script is being loaded: its blocks are not edits. */
   loading = false;
+  /** What the text the blocks came from kept around its statements (the server's, as it came). */
+  private source: unknown = undefined;
   private baseline = ""; // the blocks as loaded: a workspace saved the same is unchanged
 
   constructor(private readonly workspace: Blockly.Workspace) {}
@@ -20,13 +22,14 @@ export class WorkspaceScript {
     this.loading = true;
     loadBlocks(this.workspace, json);
     this.headers = [...(json.otterscript?.headers ?? [])];
+    this.source = json.otterscript?.source;
     this.baseline = JSON.stringify(this.save().blocks);
     this.loading = false;
   }
 
   /** The workspace as JSON, with the headers it was loaded with (or given since). */
   save(): WorkspaceJson {
-    return readBlocks(this.workspace, this.headers);
+    return readBlocks(this.workspace, this.headers, this.source);
   }
 
   /** Whether the blocks differ from those last loaded. */

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from engine import MAX_NESTING, json_dumps, json_loads, parse, to_blocks
+from engine import MAX_NESTING, format_script, json_dumps, json_loads, parse, to_blocks
 
 pytestmark = pytest.mark.django_db
 
@@ -368,3 +368,43 @@ def test_blocks_and_unblocks_take_a_flat_script_of_two_thousand_statements(clien
     assert blocks.status_code == 200, blocks.content[:300]
     back = client.post(UNBLOCKS, {"workspace": blocks.json()["workspace"]}, format="json")
     assert back.status_code == 200 and back.json()["script"] == script
+
+
+BLOCKS = "/api/scripts/blocks/"
+LAID_OUT = (
+    "##AH:UseTextMode\n"
+    "# deploy\n"
+    "if $Env == prod {\n"
+    "\tLog-Information   'prod';\n"
+    "\tRestore-Packages();  # as it was\n"
+    "}\n"
+    "set $Swim = >>line one\n"
+    "line two>>;\n"
+)
+
+
+def test_blocks_and_back_change_only_the_block_edited(client) -> None:
+    made = client.post(BLOCKS, {"script": LAID_OUT}, format="json")
+    assert made.status_code == 200
+    data = made.json()["workspace"]
+    assert client.post(UNBLOCKS, {"workspace": data}, format="json").json()["script"] == LAID_OUT
+    log_block = data["blocks"]["blocks"][0]["inputs"]["DO0"]["block"]
+    assert log_block["type"] == "otter_log"
+    log_block["fields"]["MESSAGE"] = "'production'"
+    answer = client.post(UNBLOCKS, {"workspace": data}, format="json")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["script"] == LAID_OUT.replace(
+        "\tLog-Information   'prod';", "\tLog-Information 'production';"
+    )
+
+
+def test_unblocks_kept_text_that_says_otherwise_than_the_blocks_is_written_canonically(
+    client,
+) -> None:
+    data = client.post(BLOCKS, {"script": LAID_OUT}, format="json").json()["workspace"]
+    swim = data["blocks"]["blocks"][0]["next"]["block"]
+    assert swim["type"] == "otter_set_variable"
+    swim["extraState"]["source"]["text"] = "set $Swim = something else;"  # not what it says
+    answer = client.post(UNBLOCKS, {"workspace": data}, format="json")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["script"] == format_script(parse(LAID_OUT))
