@@ -78,7 +78,7 @@ ldap: $(LDAP_STAMP)
 # two at a time, so no process is left with a queue of long ones while the others wait, and
 # tests/conftest.py puts the long ones (whole sites, the browser) first. tests/README.md says
 # what a test must respect to run beside others.
-TEST_PROCESSES ?= 2
+TEST_PROCESSES ?= 3
 PYTEST := $(VENV)/bin/pytest -n $(TEST_PROCESSES) --dist load --maxschedchunk 2
 
 test: setup lint services ldap frontend-test
