@@ -8,10 +8,11 @@ import json
 
 import pytest
 
-from engine import ast, check, format_script, formatter, from_blocks, parse, to_blocks
+from engine import ast, check, format_script, from_blocks, parse, to_blocks
 from engine.blocks.reader import BlockReader
 from engine.blocks.writer import BlockWriter
 from engine.checks import checker
+from engine.formatter.canonical import Writer
 from engine.interpreter.handlers import Handlers
 from engine.visitor import method_name, snake_case
 
@@ -164,7 +165,7 @@ STATEMENT_TYPES = [cls for cls in ast.node_types() if issubclass(cls, ast.Statem
 # or a condition as text (engine.formatter's format_expression and format_condition)
 VISITORS = [
     (checker._Checker, ast.node_types()),
-    (formatter._Writer, STATEMENT_TYPES),
+    (Writer, STATEMENT_TYPES),
     (BlockWriter, STATEMENT_TYPES),
     (Handlers, STATEMENT_TYPES),
 ]
