@@ -7,7 +7,7 @@ from decimal import Decimal, InvalidOperation
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
-from django.db import connection, models
+from django.db import connection, models, transaction
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -345,12 +345,16 @@ class Execution(models.Model):
             error,
         )
         self.ended = timezone.now()
-        self.save(update_fields=["run_state", "status", "drift", "error", "ended"])
-        # A finished execution holds no global lock (its blocks give theirs back; this is for a
-        # run that ended inside one). Looked for first: a delete is a write, even of nothing.
-        if GlobalLock.objects.filter(execution_id=self.pk).exists():
-            GlobalLock.objects.filter(execution_id=self.pk).delete()
-        execution_finished.send(sender=Execution, execution=self)
+        # One transaction: whoever sees the execution completed sees what its end recorded
+        # (a configuration check's states, through execution_finished) too.
+        with transaction.atomic():
+            self.save(update_fields=["run_state", "status", "drift", "error", "ended"])
+            # A finished execution holds no global lock (its blocks give theirs back; this is
+            # for a run that ended inside one). Looked for first: a delete is a write, even of
+            # nothing.
+            if GlobalLock.objects.filter(execution_id=self.pk).exists():
+                GlobalLock.objects.filter(execution_id=self.pk).delete()
+            execution_finished.send(sender=Execution, execution=self)
 
     @classmethod
     def count_log(
