@@ -63,7 +63,7 @@ class Walk:
         panel = self.page.get_by_role("region", name=re.compile(r"^Execution \d+: "))
         panel.wait_for()
         assert self.page.url == url
-        with self.page.expect_navigation():
+        with self.page.expect_navigation(timeout=30_000):  # 3 test processes share 2 cores
             panel.get_by_role("link", name="Open the execution page").click()
         self.check("the execution, from the run panel")
 

@@ -189,7 +189,7 @@ def test_api_script_endpoints(admin) -> None:
         admin.post("/api/scripts/unblocks/", {"workspace": workspace}, format="json").json()[
             "script"
         ]
-        == "Log-Debug hi;\n"
+        == "Log-Debug hi;"  # as it was written: blocks keep the text they came from
     )
     broken = admin.post("/api/scripts/check/", {"script": "set $x 1;"}, format="json")
     assert broken.status_code == 400
