@@ -220,3 +220,50 @@ def test_block_editor_switches_corpus_scripts_with_comments_unchanged(site) -> N
                 page.get_by_role("button", name="Blocks", exact=True).click()
                 wait_for_mode(page, "visual")
         watch.check("the corpus scripts")
+
+
+def test_block_editor_edits_a_value_of_several_lines_keeping_each_line_break(
+    site, run_user_folder
+) -> None:
+    target = run_user_folder / "site.conf"
+    script = f"Ensure-File {target}\n(\n    Text: >>server {{\n    listen 80;\n}}>>\n);\n"
+    site.api(
+        "POST",
+        "/api/raft-items/",
+        {"raft": "ops", "name": "conf", "kind": "script", "content": script},
+    )
+    edited = ">>\nserver {\n    listen 8080;\n    server_name web;\n}\n>>"
+    with watched_page(site) as (page, watch):
+        page.goto(f"{site.base}/rafts/ops/conf/")
+        wait_for_mode(page, "visual")
+        box = page.evaluate(
+            f"""() => {{
+                const block = {MODES}.blocks().workspace.getBlocksByType('otter_operation_call')[0];
+                const r = block.rows[0].field.getSvgRoot().getBoundingClientRect();
+                return [r.x + r.width / 2, r.y + r.height / 2];
+            }}"""
+        )
+        # the value's lines are edited in a text area: Enter is a new line, Ctrl+Enter ends
+        page.mouse.click(*box)
+        area = page.locator("textarea.otter-value-lines")
+        assert area.input_value() == ">>\nserver {\n    listen 80;\n}\n>>"
+        page.keyboard.press("Control+a")
+        page.keyboard.type(edited)
+        page.keyboard.press("Control+Enter")
+        area.wait_for(state="detached")
+        page.get_by_role("button", name="Save", exact=True).click()
+        page.get_by_role("status").filter(has_text="Saved as version 2.").wait_for()
+        watch.check("the item page, after the edit")
+
+    content = stored(site, "conf")["content"]
+    # the statement edited is written as the formatter writes it: the value's lines as typed
+    assert "    Text: >>\nserver {\n    listen 8080;\n    server_name web;\n}\n" in content, content
+    execution = site.api("POST", "/api/executions/", {"script": content, "servers": ["localhost"]})
+    detail = site.wait_for(execution["id"], lambda d: d["run_state"] == "completed")
+    assert detail["status"] == "normal", detail
+    assert target.read_text().splitlines() == [
+        "server {",
+        "    listen 8080;",
+        "    server_name web;",
+        "}",
+    ]

@@ -116,6 +116,8 @@ function define(type: BlockType, { json, mixin = {}, init }: Definition): void {
 }
 
 const text = (name: string, value = "") => ({ type: "field_input", name, text: value, spellcheck: false });
+/** A value that may run over several lines (value-field.ts). */
+const value = (name: string, text = "") => ({ type: "field_value", name, text, spellcheck: false });
 const dropdown = (name: string, options: string[][]) => ({ type: "field_dropdown", name, options });
 const body = (name: string) => ({ type: "input_statement", name });
 
@@ -289,7 +291,7 @@ export function defineBlocks(): void {
         dropdown("SCOPE", [["", ""], ["local", "local"], ["global", "global"]]),
         text("VARIABLE", "$name"),
         { type: "field_label", text: "", name: "INDEXES" },
-        text("VALUE"),
+        value("VALUE"),
       ],
       colour: HUES.variables,
       tooltip: "Sets a variable ($text, @list or %map), optionally one of its items.",
@@ -305,7 +307,7 @@ export function defineBlocks(): void {
   define("otter_global_declaration", {
     json: {
       message0: "global %1 = %2",
-      args0: [text("VARIABLE", "$name"), text("VALUE")],
+      args0: [text("VARIABLE", "$name"), value("VALUE")],
       colour: HUES.variables,
       tooltip: "Declares a global variable at the top of the script, with its value.",
     },
@@ -313,7 +315,7 @@ export function defineBlocks(): void {
   define("otter_log", {
     json: {
       message0: "%1 %2",
-      args0: [dropdown("LEVEL", LEVELS), text("MESSAGE", "message")],
+      args0: [dropdown("LEVEL", LEVELS), value("MESSAGE", "message")],
       colour: HUES.log,
       tooltip: "Writes a message to the execution's log.",
     },
@@ -392,7 +394,7 @@ export function defineBlocks(): void {
   define("otter_throw", {
     json: {
       message0: "throw %1",
-      args0: [text("MESSAGE")],
+      args0: [value("MESSAGE")],
       colour: HUES.errors,
       tooltip: "Stops with an error that a catch can handle.",
     },

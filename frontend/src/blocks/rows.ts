@@ -10,6 +10,7 @@ import * as Blockly from "blockly/core";
 import { Reference, type OperationReference } from "../api/reference";
 import { currentReference, type OtterBlock, type State } from "./definitions";
 import { editText } from "./text-dialog";
+import { FieldValue } from "./value-field";
 
 /** The id of the page's <datalist> of operation names (the workspace writes it). */
 export const OPERATIONS_LIST = "otter-operation-names";
@@ -100,7 +101,7 @@ export function initOperation(block: OtterBlock): void {
     .appendField(new FieldNamespace(""), "NAMESPACE")
     .appendField(new FieldOperationName("Operation"), "NAME")
     .appendField(new Blockly.FieldLabel(""), "POSITIONAL_LABEL")
-    .appendField(new Blockly.FieldTextInput(""), "POSITIONAL");
+    .appendField(new FieldValue(""), "POSITIONAL");
   block.appendDummyInput("ADD").appendField(addMenu(block as ArgumentsBlock), "ADD_MENU");
   block.setInputsInline(false);
 }
@@ -186,7 +187,7 @@ export function argumentsMixin(kind: "operation" | "module") {
       }
     },
     addRow(this: ArgumentsBlock, data: State, output: boolean, required = false): Row {
-      const row: Row = { key: this.rowKey++, data: { ...data }, field: new Blockly.FieldTextInput(""), output, required };
+      const row: Row = { key: this.rowKey++, data: { ...data }, field: new FieldValue(""), output, required };
       const input = this.appendDummyInput(rowInputName(row))
         .appendField(`    ${String(data.name)}${output ? " =>" : ":"}`)
         .appendField(row.field);
@@ -290,7 +291,7 @@ export function parametersMixin() {
         key: this.parameterKey++,
         data: { ...data },
         variable: new Blockly.FieldTextInput(String(data.variable ?? "")),
-        fallback: new Blockly.FieldTextInput(data.default === undefined ? "" : String(data.default)),
+        fallback: new FieldValue(data.default === undefined ? "" : String(data.default)),
         output: new Blockly.FieldCheckbox(data.output ? "TRUE" : "FALSE"),
       };
       this.appendDummyInput(`PARAM${row.key}`)
