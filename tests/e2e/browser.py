@@ -7,7 +7,6 @@ wrong while pages loaded (console errors, uncaught exceptions, failed requests).
 
 from __future__ import annotations
 
-import atexit
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,46 +31,21 @@ PHONE = {"width": 390, "height": 844}  # an iPhone 12 to 15, in CSS pixels
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 
 
-class Chromium:
-    """This process's Chromium, launched on first use and kept until the process ends: a launch
-    and a close cost about 2 s of CPU (Playwright's driver and the browser), and every test
-    gets a browser context of its own anyway (its own cookies, storage and cache)."""
-
-    playwright = None
-    browser = None
-
-    @classmethod
-    def get(cls):
-        if cls.browser is None or not cls.browser.is_connected():
-            from playwright.sync_api import sync_playwright
-
-            if cls.playwright is None:
-                cls.playwright = sync_playwright().start()
-                atexit.register(cls.stop)
-            cls.browser = cls.playwright.chromium.launch(
-                executable_path=CHROMIUM, headless=True, args=FLAGS
-            )
-        return cls.browser
-
-    @classmethod
-    def stop(cls) -> None:
-        if cls.browser is not None:
-            cls.browser.close()
-        if cls.playwright is not None:
-            cls.playwright.stop()
-        cls.browser = cls.playwright = None
-
-
 @contextmanager
 def browser(**context):
-    """A browser context of its own (cookies, storage, cache) in this process's Chromium;
-    ``context`` as Playwright takes it."""
-    browsing = Chromium.get().new_context(**{"viewport": {"width": 1280, "height": 800}, **context})
-    try:
-        Traffic.follow(browsing)
-        yield browsing
-    finally:
-        browsing.close()
+    """A browser context (its own cookies) in Debian's Chromium; ``context`` as Playwright takes it."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            browsing = chromium.new_context(
+                **{"viewport": {"width": 1280, "height": 800}, **context}
+            )
+            Traffic.follow(browsing)
+            yield browsing
+        finally:
+            chromium.close()
 
 
 class Traffic:
