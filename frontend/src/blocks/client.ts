@@ -4,6 +4,7 @@
 
 import { ApiError, type Api } from "../api/http";
 import { ScriptProblem, type ServerDiagnostic } from "../api/scripts";
+import { type BlockNamer, nameBlocks } from "./labels";
 
 /** Blockly's workspace JSON as engine.blocks writes it, with the script's headers and, when
  * it was made from text, what that text kept around its statements (`source`, given back as it
@@ -75,14 +76,17 @@ export class BlocksClient {
   }
 }
 
-/** One line that says what is wrong, from either kind of refusal. */
-export function describeProblem(error: unknown): string {
+/** One line that says what is wrong, from either kind of refusal; `name` names a block the
+ * server's message is about as its user knows it (labels.ts); without it, the message is for
+ * the block itself. */
+export function describeProblem(error: unknown, name?: BlockNamer): string {
   if (error instanceof ScriptProblem) {
     const first = error.diagnostics.find((d) => d.severity === "error") ?? error.diagnostics[0];
     if (!first) return error.message;
     // a field's problem comes as "block b3 (otter_log): MESSAGE '...': expected ..." at 1:1
-    return first.code === "blocks" ? first.message : `line ${first.line}, column ${first.column}: ${first.message}`;
+    return first.code === "blocks" ? nameBlocks(first.message, name) : `line ${first.line}, column ${first.column}: ${first.message}`;
   }
-  if (error instanceof BlocksProblem) return error.message;
+  if (error instanceof BlocksProblem) return nameBlocks(error.message, name);
+  if (error instanceof ApiError) return `the server refused it (${error.status}): ${error.message}`;
   return "the server did not answer";
 }

@@ -71,13 +71,13 @@ describe("what the server finds in a block", () => {
     expect(found.client.calls.map((call) => call.url)).toEqual(["/unblocks/"]);
   });
 
-  test("test_diagnostics_a_field_that_does_not_parse_is_said_without_the_block_id", async () => {
+  test("test_diagnostics_a_field_that_does_not_parse_is_said_without_the_block_id_or_field_name", async () => {
     const refused = new ApiError(400, {
       detail: "the workspace does not convert",
       diagnostics: [{ ...diagnostic("error", "block b3 (otter_log): MESSAGE 'a{': expected }"), code: "blocks" }],
     });
     const found = server({ text: () => { throw refused; } });
-    expect(await findProblem(loaded().getBlockById("log")!, found)).toEqual({ message: "MESSAGE 'a{': expected }", tone: "bad" });
+    expect(await findProblem(loaded().getBlockById("log")!, found)).toEqual({ message: "the message 'a{': expected }", tone: "bad" });
     const fields = server({ text: () => { throw new ApiError(400, { errors: { workspace: ["Too deep."] } }); } });
     expect(await findProblem(loaded().getBlockById("log")!, fields)).toEqual({ message: "Too deep.", tone: "bad" });
   });

@@ -8,6 +8,7 @@ import * as Blockly from "blockly/core";
 import { ScriptProblem, type ScriptsClient } from "../api/scripts";
 import type { Tone } from "../ui/status";
 import { type BlockJson, type BlocksClient, describeProblem } from "./client";
+import { blockName } from "./labels";
 
 export interface ChecksOptions {
   converter: Pick<BlocksClient, "toText">;
@@ -40,7 +41,7 @@ export async function findProblem(block: Blockly.Block, options: Pick<ChecksOpti
     }
   } catch (error) {
     if (error instanceof ScriptProblem || (error as Error).name === "BlocksProblem")
-      message = describeProblem(error).replace(/^block \S+ \([^)]*\): /, "");
+      message = describeProblem(error); // shown on the block: it needs no name
     else return null;
   }
   return { message, tone };
@@ -56,7 +57,7 @@ export async function checkBlock(workspace: Blockly.Workspace, id: string, optio
   if (block.isDeadOrDying() || JSON.stringify(alone(block)) !== before) return; // changed meanwhile: its own check follows
   block.setWarningText(found.message);
   if (found.message)
-    options.say(`${block.type === "otter_operation_call" ? String(block.getFieldValue("NAME")) : "A block"}: ${found.message}`, found.tone);
+    options.say(`${block.type === "otter_operation_call" ? String(block.getFieldValue("NAME")) : blockName(block)}: ${found.message}`, found.tone);
 }
 
 /** The blocks an edit event asks to check: an operation block created, a field or shape changed. */

@@ -15,6 +15,7 @@ import type { BlocksClient, WorkspaceJson } from "./client";
 import { defineBlocks, useReference } from "./definitions";
 import { checkBlocksAsEdited } from "./diagnostics";
 import { injectWorkspace, resizeWorkspace, useEnglish } from "./inject";
+import { type BlockNamer, namerOf } from "./labels";
 import { operationNames } from "./names";
 import { WorkspaceScript } from "./script";
 import { searchBox } from "./search-box";
@@ -41,6 +42,8 @@ export interface BlockEditor {
   readonly changed: boolean;
   resize(): void;
   focus(): void;
+  /** Names a block in a message as its user knows it (labels.ts). */
+  name: BlockNamer;
   workspace: Blockly.WorkspaceSvg;
 }
 
@@ -84,5 +87,6 @@ export async function mountBlockEditor(host: HTMLElement, options: BlockEditorOp
     },
     resize: () => resizeWorkspace(workspace),
     focus: () => search.focus(),
+    name: namerOf(workspace),
   };
 }

@@ -4,6 +4,7 @@
 // functions, so the flow is tested in Node.
 
 import { CommitRefused, type CommittedItem, Conflict, type ConflictBody } from "../api/drafts";
+import type { BlockNamer } from "../blocks/labels";
 import type { Tone } from "../ui/status";
 import { describeFailure } from "./describe";
 
@@ -14,6 +15,8 @@ export interface CommitParts {
   /** The script's text (from whichever mode shows), and the text editor's. */
   current(): Promise<string>;
   onScreen(): string;
+  /** Names a block of the blocks on screen, for blocks that do not make a script. */
+  nameBlock?: BlockNamer;
   replaceText(text: string): Promise<void>;
   /** The commit message field's text, emptied after a commit. */
   message: { value: string } | null;
@@ -60,7 +63,7 @@ export class Committer {
         parts.say(`Not saved: ${error.body.latest.author || "someone"} saved version ${error.body.latest.number} meanwhile.`, "bad");
         parts.conflict(error.body);
       } else if (error instanceof CommitRefused) parts.problems(error);
-      else parts.say(`Not saved: ${describeFailure(error)}`, "bad");
+      else parts.say(`Not saved: ${describeFailure(error, parts.nameBlock)}`, "bad");
     } finally {
       this.committing = false;
       parts.drafts.resume();

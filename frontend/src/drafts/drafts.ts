@@ -80,6 +80,7 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
       drafts: autosaver,
       current: () => text.current(),
       onScreen: () => text.onScreen(),
+      nameBlock: text.nameBlock,
       replaceText: (content) => text.replace(content),
       message,
       say,

@@ -1,16 +1,24 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { ApiError } from "../api/http";
+import { ScriptProblem } from "../api/scripts";
 import { editorOf } from "../test/editor";
 import { keepDrafts } from "./keep";
 import { ItemText } from "./text";
 
-function page(keep: (content: string) => Promise<unknown> = async () => ({})) {
+function page(keep: (content: string) => Promise<unknown> = async () => ({}), blocksText?: () => Promise<string>) {
   const view = editorOf("Log-Information a;");
   const field = document.createElement("div");
   document.body.append(field);
   let mode = "text";
-  const text = new ItemText(view, () => ({ mode, show: async () => true, text: async () => (mode === "visual" ? "from the blocks" : view.state.doc.toString()) }));
+  const fromBlocks = blocksText ?? (async () => "from the blocks");
+  const names = { name: (id: string) => (id === "b3" ? "“set $Swim = ab” (statement 3)" : null) };
+  const text = new ItemText(view, () => ({
+    mode,
+    show: async () => true,
+    text: async () => (mode === "visual" ? fromBlocks() : view.state.doc.toString()),
+    blocks: () => names,
+  }));
   const notes: [string, string | undefined][] = [];
   const said: [string, string | undefined][] = [];
   const kept = vi.fn(keep);
@@ -63,5 +71,20 @@ describe("the draft kept while editing", () => {
     await vi.advanceTimersByTimeAsync(100);
     expect(down.notes.at(-1)).toEqual(["Draft not kept: the server did not answer. Trying again.", "warn"]);
     expect(down.said).toEqual([]);
+  });
+
+  test("test_keep_blocks_that_make_no_script_are_named_never_said_unanswered", async () => {
+    const broken = new ScriptProblem("the workspace does not convert", [
+      { line: 1, column: 1, end_line: 1, end_column: 1, severity: "error", code: "blocks", message: "block b3 (otter_set_variable): VALUE 'a{': expected }" },
+    ]);
+    const blocks = page(undefined, async () => Promise.reject(broken));
+    blocks.show("visual");
+    blocks.field.dispatchEvent(new Event("keyup"));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(blocks.kept).not.toHaveBeenCalled();
+    expect(blocks.notes.at(-1)).toEqual([
+      "Draft not kept: the blocks do not make a script: “set $Swim = ab” (statement 3): the value 'a{': expected }.",
+      "bad",
+    ]);
   });
 });

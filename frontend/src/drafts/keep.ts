@@ -6,8 +6,11 @@
 import { StateEffect } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { ApiError } from "../api/http";
+import { ScriptProblem } from "../api/scripts";
+import { BlocksProblem } from "../blocks/client";
 import type { Tone } from "../ui/status";
 import { Autosaver } from "./autosave";
+import { describeFailure } from "./describe";
 import type { ItemText } from "./text";
 import { clock } from "./view";
 
@@ -39,6 +42,9 @@ export function keepDrafts(options: KeepOptions): Autosaver {
           const said = `Draft not kept: ${error.message}`;
           note(said, "bad");
           say(said, "bad");
+        } else if (error instanceof ScriptProblem || error instanceof BlocksProblem) {
+          // kept again at the next change: once the blocks make a script
+          note(`Draft not kept: ${describeFailure(error, text.nameBlock)}`, "bad");
         } else note("Draft not kept: the server did not answer. Trying again.", "warn");
       },
       delay: options.delay,

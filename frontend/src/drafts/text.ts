@@ -3,6 +3,7 @@
 // stored) as an undoable change of the text editor, shown again as blocks when they showed.
 
 import type { EditorView } from "@codemirror/view";
+import type { BlockNamer } from "../blocks/labels";
 import { minimalChange } from "../text/change";
 
 /** The mode switch of an OtterScript item, when there is one (blocks or text). */
@@ -10,6 +11,8 @@ export interface ModeSwitch {
   readonly mode: string;
   show(mode: "text" | "visual"): Promise<boolean>;
   text(): Promise<string>;
+  /** The block editor, once the blocks have shown. */
+  blocks?(): { name: BlockNamer } | null;
 }
 
 export class ItemText {
@@ -22,6 +25,9 @@ export class ItemText {
   get visual(): boolean {
     return this.modes()?.mode === "visual";
   }
+
+  /** Names a block of the blocks on screen as its user knows it, for a message. */
+  readonly nameBlock: BlockNamer = (id) => this.modes()?.blocks?.()?.name(id) ?? null;
 
   /** The text editor's text. */
   onScreen(): string {

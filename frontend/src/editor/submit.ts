@@ -31,7 +31,7 @@ export function convertOnSubmit(form: HTMLFormElement, switcher: ModeSwitcher, s
               passing = false;
             }
           }),
-        (error: unknown) => say(`Not sent: ${describeProblem(error)}`, "bad"),
+        (error: unknown) => say(`Not sent: ${describeProblem(error, switcher.editor?.name)}`, "bad"),
       );
     },
     { capture: true },

@@ -5,6 +5,7 @@
 
 import type { WorkspaceJson } from "../blocks/client";
 import { describeProblem } from "../blocks/client";
+import type { BlockNamer } from "../blocks/labels";
 import { type EditorMode, openingMode, withMode } from "../blocks/header";
 import type { Tone } from "../ui/status";
 
@@ -14,6 +15,8 @@ export interface Blocks {
   save(): WorkspaceJson;
   readonly changed: boolean;
   resize(): void;
+  /** Names a block in a message as its user knows it. */
+  name?: BlockNamer;
 }
 
 export interface SwitcherParts {
@@ -108,7 +111,7 @@ export class ModeSwitcher {
     try {
       text = await this.blocksText();
     } catch (error) {
-      parts.say(`Stays as blocks: ${describeProblem(error)}`, "bad");
+      parts.say(`Stays as blocks: ${describeProblem(error, this.editor?.name)}`, "bad");
       return false;
     }
     parts.setText(text);
