@@ -120,6 +120,23 @@ describe("blocks checked as they are edited", () => {
     expect(page.said).toEqual([]);
   });
 
+  test("test_diagnostics_a_block_fixed_after_its_problem_was_said_says_so", async () => {
+    const answers: { diagnostics: ServerDiagnostic[] } = { diagnostics: [diagnostic("error", "Unknown argument Txet")] };
+    const page = watched(answers);
+    page.op.setFieldValue("/tmp/b", "POSITIONAL");
+    await eventsFired();
+    await settled();
+    answers.diagnostics = [];
+    page.op.setFieldValue("/tmp/c", "POSITIONAL");
+    await eventsFired();
+    await settled();
+    expect(page.marked).toHaveBeenLastCalledWith(null);
+    expect(page.said).toEqual([
+      ["Ensure-File: Unknown argument Txet", "bad"],
+      ["Ensure-File: fixed.", "ok"],
+    ]);
+  });
+
   test("test_diagnostics_nothing_is_checked_while_a_script_loads", async () => {
     const page = watched({}, () => true);
     page.op.setFieldValue("/tmp/b", "POSITIONAL");

@@ -56,9 +56,15 @@ export async function checkBlock(workspace: Blockly.Workspace, id: string, optio
   if (!found) return; // the server did not answer: nothing to say about the block
   if (block.isDeadOrDying() || JSON.stringify(alone(block)) !== before) return; // changed meanwhile: its own check follows
   block.setWarningText(found.message);
-  if (found.message)
-    options.say(`${block.type === "otter_operation_call" ? String(block.getFieldValue("NAME")) : blockName(block)}: ${found.message}`, found.tone);
+  const name = block.type === "otter_operation_call" ? String(block.getFieldValue("NAME")) : blockName(block);
+  if (found.message) {
+    marked.add(block);
+    options.say(`${name}: ${found.message}`, found.tone);
+  } else if (marked.delete(block)) options.say(`${name}: fixed.`, "ok"); // the status said what was wrong
 }
+
+/** The blocks marked with a problem: one fixed says so, in place of its problem. */
+const marked = new WeakSet<Blockly.Block>();
 
 /** The blocks an edit event asks to check: an operation block created, a field or shape changed. */
 export function blocksToCheck(workspace: Blockly.Workspace, event: Blockly.Events.Abstract): string[] {
