@@ -4,7 +4,7 @@ import { ApiError } from "../api/http";
 import { type Call, fakeApi } from "../test/api";
 import { editorOf } from "../test/editor";
 import { RUN_ANSWER } from "../test/run-answer";
-import { RunStart, runOnSubmit } from "./start";
+import { BURST_MS, RunStart, runOnSubmit } from "./start";
 
 beforeEach(() => {
   document.body.innerHTML = `
@@ -51,6 +51,21 @@ describe("starting a run", () => {
     const { start, client } = page(() => ({ ...RUN_ANSWER, saved: false }));
     await Promise.all([start.run(runButton()), start.run(runButton())]);
     expect(client.calls).toHaveLength(1);
+  });
+
+  test("test_start_a_burst_of_clicks_starts_one_run", async () => {
+    let clock = 0;
+    const client = fakeApi(() => ({ ...RUN_ANSWER, saved: false }));
+    const parts = { client, form: document.querySelector("form")!, fieldset: document.querySelector<HTMLElement>("[data-run]")!, say: () => {}, started: vi.fn() };
+    const start = new RunStart(parts, () => clock);
+    for (const at of [0, 200, 400, 1400]) {
+      clock = at;
+      await start.run(runButton());
+    }
+    expect(client.calls).toHaveLength(1);
+    clock = 400 + BURST_MS; // a click well after the burst is a run of its own
+    await start.run(runButton());
+    expect(client.calls).toHaveLength(2);
   });
 
   test("test_start_refused_shows_why_in_the_fieldset", async () => {

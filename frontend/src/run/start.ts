@@ -1,6 +1,6 @@
 // Run's submit on the item page: the form's data (Run's name, the text on screen, the targets,
 // the mode) posted to the form's address (the item's `-/run/`) without leaving the page
-// (client.ts), one start at a time, the fieldset busy meanwhile. A run that saved the text says so; a refused run shows why in the Run
+// (client.ts), one start at a time and one a burst of clicks, the fieldset busy meanwhile. A run that saved the text says so; a refused run shows why in the Run
 // fieldset (refusal.ts) and marks a script's problems in the editor.
 
 import type { EditorView } from "@codemirror/view";
@@ -24,15 +24,22 @@ export interface StartParts {
   started(answer: RunAnswer): void;
 }
 
+/** Clicks on Run this soon after a run started are the same burst: they start nothing more. */
+export const BURST_MS = 1500;
+
 export class RunStart {
   private starting = false;
+  private startedAt = -Infinity;
 
-  constructor(private readonly parts: StartParts) {}
+  constructor(
+    private readonly parts: StartParts,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
-  /** Starts the run `submitter` (the Run button) asks for. */
+  /** Starts the run `submitter` (the Run button) asks for: one a burst of clicks. */
   async run(submitter: HTMLButtonElement): Promise<void> {
     const { parts } = this;
-    if (this.starting) return;
+    if (this.starting || this.now() - this.startedAt < BURST_MS) return;
     this.starting = true;
     parts.fieldset.setAttribute("aria-busy", "true");
     parts.say("Starting the run…");
@@ -43,6 +50,7 @@ export class RunStart {
       clearRefusal(parts.fieldset);
       parts.say("");
       if (answer.saved) parts.saved?.(answer.version, content);
+      this.startedAt = this.now();
       parts.started(answer);
     } catch (error) {
       if (error instanceof RunRefused) showRefusal(parts.fieldset, error);
