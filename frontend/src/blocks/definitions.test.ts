@@ -106,6 +106,28 @@ describe("the operation block", () => {
     });
   });
 
+  test("test_operation_block_in_the_toolbox_has_its_required_rows_as_it_is_made", () => {
+    const [ensureFile] = REFERENCE.operations;
+    const zip = {
+      ...ensureFile,
+      name: "Create-ZipFile",
+      parameters: [{ ...ensureFile.parameters[1], name: "Directory", required: true }],
+    };
+    useReference(() => new Reference({ ...REFERENCE, operations: [...REFERENCE.operations, zip] }));
+    try {
+      const flyout = new Blockly.Workspace();
+      flyout.internalIsFlyout = true; // as the toolbox's: it lays the block out at once
+      const block = Blockly.serialization.blocks.append(
+        { type: "otter_operation_call", fields: { NAMESPACE: "", NAME: "Create-ZipFile", POSITIONAL: "" }, extraState: { arguments: [] } },
+        flyout,
+      ) as ArgumentsBlock;
+      // before any microtask: the rows are there when the flyout measures the block
+      expect(block.rows.map((row) => row.data.name)).toEqual(["Directory"]);
+    } finally {
+      useReference(() => new Reference(REFERENCE));
+    }
+  });
+
   test("test_operation_block_writes_arguments_in_their_order_keeping_comments", () => {
     const workspace = new Blockly.Workspace();
     const block = workspace.newBlock("otter_operation_call") as ArgumentsBlock;

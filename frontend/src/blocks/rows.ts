@@ -50,7 +50,11 @@ export class FieldOperationName extends Blockly.FieldTextInput {
 
 function syncSoon(field: Blockly.Field): void {
   const block = field.getSourceBlock() as ArgumentsBlock | null;
-  if (block?.syncArguments) queueMicrotask(() => block.syncArguments());
+  if (!block?.syncArguments) return;
+  // In the toolbox, at once: the flyout lays its blocks out as soon as they are made (their
+  // state and then their fields loaded), and rows added later would hide the next block.
+  if (block.isInFlyout) block.syncArguments();
+  else queueMicrotask(() => block.syncArguments());
 }
 
 /** An operation's namespace: shown as `Namespace::` before the name, nothing when empty. */
