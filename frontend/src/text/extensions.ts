@@ -25,6 +25,7 @@ import type { ScriptNames } from "../api/names";
 import type { Reference } from "../api/reference";
 import type { ScriptsClient } from "../api/scripts";
 import { otterscriptCompletions } from "./completion";
+import { cursorBlink } from "./cursor";
 import { otterscriptHover } from "./hover";
 import { otterscript } from "./language";
 import { type LintReport, serverLint } from "./lint";
@@ -69,7 +70,8 @@ export function editorExtensions(language: Extension[], readOnly: boolean, conte
     highlightSpecialChars(),
     history(),
     foldGutter(),
-    drawSelection(),
+    drawSelection({ cursorBlinkRate: 0 }), // it blinks by cursorBlink (cursor.ts)
+    cursorBlink,
     dropCursor(),
     EditorState.allowMultipleSelections.of(true),
     EditorState.tabSize.of(4),
