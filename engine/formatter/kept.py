@@ -25,7 +25,8 @@ class KeptWriter(Writer):
 
     Output is kept in ``lines`` as ever, joined by line breaks: kept text goes on at the end of
     the last line (``raw``), canonical lines after the white space written before them
-    (``glue``)."""
+    (``glue``). When every line break of the text kept is ``\r\n``, so are those written anew;
+    otherwise they are ``\n`` (a kept ``\r`` stays at the end of its line either way)."""
 
     def __init__(self, kept: ast.KeptScript) -> None:
         super().__init__(unit=kept.indent)
@@ -36,9 +37,13 @@ class KeptWriter(Writer):
         self.depth = 0
         self.frame: ast.Kept | None = None
         self.next_body = 0
+        self.crlf = False  # every line break kept is \r\n (see script)
 
     def text(self) -> str:
-        return "\n".join(self.lines)
+        if not self.crlf:
+            return "\n".join(self.lines)
+        ended = [line if line.endswith("\r") else line + "\r" for line in self.lines[:-1]]
+        return "\n".join([*ended, self.lines[-1]])
 
     def raw(self, text: str) -> None:
         """Write ``text`` as it is, from the end of the last line."""
@@ -51,6 +56,7 @@ class KeptWriter(Writer):
 
     def script(self, script: ast.Script) -> str:
         kept = self.kept
+        self.crlf = _all_crlf(script, kept)
         if not script.headers and not script.body and kept.lead is not None:
             return ""  # every statement gone: no white space left either
         lead = kept.lead
@@ -184,6 +190,22 @@ class KeptWriter(Writer):
         self.kept_body(body, self.depth + 1, self.pad(indent), lead, tail, lead is None)
         self.prefix, self.depth, self.frame, self.next_body = saved
         self.raw("}")
+
+
+def _all_crlf(script: ast.Script, kept: ast.KeptScript) -> bool:
+    """Whether the text kept has line breaks and every one of them is ``\r\n``."""
+    pieces = [kept.head, kept.lead or "", kept.tail]
+    waiting = list(script.body)
+    while waiting:
+        statement = waiting.pop()
+        if statement.kept is not None:
+            own = statement.kept
+            pieces += [own.before or "", own.text or "", *own.frame]
+            pieces += [part or "" for pair in own.bodies for part in pair]
+        for body in ast.bodies(statement):
+            waiting.extend(body)
+    text = "".join(pieces)
+    return "\r\n" in text and "\n" not in text.replace("\r\n", "")
 
 
 def _before(statement: ast.Statement, depth: int) -> str | None:

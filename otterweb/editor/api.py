@@ -102,9 +102,8 @@ class BlocksView(ScriptView):
         row, as deep as the script is long)."""
         text = _script(request)
         # each block keeps the text it came from, so that writing the blocks back changes only
-        # the statements edited (engine.blocks); line breaks other than "\n" make it canonical
-        source = None if "\r" in text else text
-        return Response({"workspace": to_blocks(parse(text), source=source)})
+        # the statements edited (engine.blocks), with the text's own line breaks
+        return Response({"workspace": to_blocks(parse(text), source=text)})
 
 
 class UnblocksView(ScriptView):

@@ -255,3 +255,38 @@ def test_blocks_mode_header_change_changes_only_the_header_line() -> None:
     assert text_of(workspace) == TABS.replace("##AH:UseTextMode", "##AH:UseVisualMode")
     workspace["otterscript"]["headers"] = []
     assert text_of(workspace) == TABS.removeprefix("##AH:UseTextMode\n\n")
+
+
+def crlf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def test_blocks_source_with_crlf_line_breaks_gives_back_every_corpus_script_byte_for_byte(
+    corpus,
+) -> None:
+    for name, text in parsed_corpus(corpus).items():
+        assert text_of(blocks_of(crlf(text))) == crlf(text), name
+
+
+def test_blocks_edit_in_a_crlf_script_writes_its_new_lines_with_crlf_too() -> None:
+    text = crlf(
+        "# top\nLog-Information one;\nif $A\n{\n    Log-Information two;\n}\nLog-Information three;\n"
+    )
+    workspace = blocks_of(text)
+    first = workspace["blocks"]["blocks"][0]
+    first["next"]["block"]["fields"]["IF0"] = "$B"  # the if's head changed: written anew
+    written = text_of(workspace)
+    assert written == text.replace("if $A", "if $B")
+    assert "\n" not in written.replace("\r\n", "")
+
+
+def test_blocks_edit_in_a_script_of_mixed_line_breaks_keeps_each_and_writes_new_ones_with_lf() -> (
+    None
+):
+    text = "Log-Information one;\r\nLog-Information two;\nLog-Information three;\r\n"
+    workspace = blocks_of(text)
+    workspace["blocks"]["blocks"][0]["next"]["block"]["fields"]["MESSAGE"] = "changed"
+    assert (
+        text_of(workspace)
+        == "Log-Information one;\r\nLog-Information changed;\nLog-Information three;\r\n"
+    )

@@ -398,6 +398,15 @@ def test_blocks_and_back_change_only_the_block_edited(client) -> None:
     )
 
 
+def test_blocks_and_back_keep_crlf_line_breaks_and_change_only_the_block_edited(client) -> None:
+    text = LAID_OUT.replace("\n", "\r\n")
+    data = client.post(BLOCKS, {"script": text}, format="json").json()["workspace"]
+    assert client.post(UNBLOCKS, {"workspace": data}, format="json").json()["script"] == text
+    data["blocks"]["blocks"][0]["inputs"]["DO0"]["block"]["fields"]["MESSAGE"] = "'production'"
+    answer = client.post(UNBLOCKS, {"workspace": data}, format="json").json()["script"]
+    assert answer == text.replace("\tLog-Information   'prod';", "\tLog-Information 'production';")
+
+
 def test_unblocks_kept_text_that_says_otherwise_than_the_blocks_is_written_canonically(
     client,
 ) -> None:
