@@ -5,6 +5,7 @@ text, and what Save and Run send is the blocks' text, with the header of a chose
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 from pathlib import Path
 
@@ -267,3 +268,75 @@ def test_block_editor_edits_a_value_of_several_lines_keeping_each_line_break(
         "    server_name web;",
         "}",
     ]
+
+
+SINGLE_LINE_SET = re.compile(r"^\s*set \$(\w+) = [^;>]*;\s*$")
+
+
+def corpus_with_two_sets(count: int = 3) -> list[tuple[Path, list[int]]]:
+    """Corpus scripts (read in place) with two `set` statements or more on lines of their own,
+    no comment above them (a statement's comments go with it); with those lines' numbers."""
+    chosen = []
+    for path in sorted(CORPUS.glob("*.otter")):
+        text = path.read_text(encoding="utf-8")
+        try:
+            parse(text)
+        except OtterSyntaxError:
+            continue
+        lines = text.split("\n")
+        sets = [
+            number
+            for number, line in enumerate(lines)
+            if number
+            and SINGLE_LINE_SET.match(line)
+            and not lines[number - 1].strip().startswith(("#", "//", "/*", "*"))
+        ]
+        if len(sets) >= 2 and len(lines) <= 150:
+            chosen.append((path, sets))
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+def test_block_editor_saves_corpus_scripts_changed_only_where_blocks_were_edited(site) -> None:
+    scripts = corpus_with_two_sets()
+    assert len(scripts) == 3
+    with watched_page(site) as (page, watch):
+        for path, (changed, deleted) in ((path, sets[:2]) for path, sets in scripts):
+            original = path.read_text(encoding="utf-8")
+            lines = original.split("\n")
+            name = f"edited-{path.stem}"
+            site.api(
+                "POST",
+                "/api/raft-items/",
+                {"raft": "ops", "name": name, "kind": "script", "content": original},
+            )
+            page.goto(f"{site.base}/rafts/ops/{name}/")
+            wait_for_mode(page, "visual")
+            # the blocks of the two statements, by their place among the `set` blocks
+            order = [
+                number
+                for number, line in enumerate(lines)
+                if re.match(r"^\s*set \$", line) and not line.strip().startswith("#")
+            ]
+            page.evaluate(
+                f"""() => {{
+                    const space = {MODES}.blocks().workspace;
+                    const sets = space.getTopBlocks(true).flatMap((b) => b.getDescendants(true))
+                        .filter((b) => b.type === 'otter_set_variable');
+                    sets[{order.index(changed)}].setFieldValue('edited', 'VALUE');
+                    sets[{order.index(deleted)}].dispose(true);
+                }}"""
+            )
+            page.get_by_role("button", name="Save", exact=True).click()
+            page.get_by_role("status").filter(has_text="Saved as version 2.").wait_for()
+            stored_lines = stored(site, name)["content"].split("\n")
+            variable = SINGLE_LINE_SET.match(lines[changed]).group(1)
+            indent = lines[changed][: len(lines[changed]) - len(lines[changed].lstrip())]
+            expected = [
+                f"{indent}set ${variable} = edited;" if number == changed else line
+                for number, line in enumerate(lines)
+                if number != deleted
+            ]
+            assert stored_lines == expected, path.name
+        watch.check("the corpus scripts edited as blocks")
