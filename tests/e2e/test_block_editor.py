@@ -340,3 +340,44 @@ def test_block_editor_saves_corpus_scripts_changed_only_where_blocks_were_edited
             ]
             assert stored_lines == expected, path.name
         watch.check("the corpus scripts edited as blocks")
+
+
+def test_block_editor_keeps_blocks_that_make_no_script_in_the_browser_and_offers_them_back(
+    site,
+) -> None:
+    broken = "ab\ncd"  # a line break outside a swim string: the blocks make no script
+    edit = f"""value => {{
+        const block = {MODES}.blocks().workspace.getBlocksByType('otter_log')[0];
+        block.setFieldValue(value, 'MESSAGE');
+        document.querySelector('.otter-blocks').dispatchEvent(new Event('keyup', {{bubbles: true}}));
+    }}"""
+    with watched_page(site) as (page, watch):
+        watch.expect(f"{site.base}/api/scripts/unblocks/")  # refused while the blocks are broken
+        page.goto(f"{site.base}/rafts/ops/deploy/")
+        wait_for_mode(page, "visual")
+        page.evaluate(edit, broken)
+        kept = page.locator(".otter-draft-saved", has_text="Kept in this browser only")
+        kept.wait_for()
+        assert "“Log-Information" in kept.text_content()
+        assert "block b" not in kept.text_content()
+
+        page.reload()
+        wait_for_mode(page, "visual")
+        notice = page.get_by_role("region", name="You have unsaved blocks", exact=False)
+        notice.wait_for()
+        check_accessibility(page)
+        notice.get_by_role("button", name="Restore the blocks").click()
+        page.get_by_role("status").filter(has_text="Blocks restored.").wait_for()
+        message = (
+            f"{MODES}.blocks().workspace.getBlocksByType('otter_log')[0].getFieldValue('MESSAGE')"
+        )
+        assert page.evaluate(message) == broken
+
+        # fixed, they make a script: its draft is kept on the server, the browser's forgotten
+        page.evaluate(edit, "fixed")
+        page.locator(".otter-draft-saved", has_text="Draft saved").wait_for()
+        assert (
+            page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('otterweb:blocks:'))")
+            == []
+        )
+        watch.check("the item page")

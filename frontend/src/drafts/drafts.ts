@@ -17,6 +17,7 @@ import { ConflictPanel } from "./conflict-panel";
 import { DraftOffer } from "./draft-offer";
 import "./drafts.css";
 import { keepDrafts } from "./keep";
+import { LocalBlocksStore, offerLocalBlocks } from "./local";
 import { saveOnSubmit } from "./save";
 import { saveRowStatus } from "./status";
 import { ItemText, type ModeSwitch } from "./text";
@@ -69,7 +70,10 @@ export function mountDrafts(actions: HTMLElement, options: DraftsOptions): Draft
   panels.append(changes.panel);
   actions.append(changes.button, status, quiet);
 
-  const autosaver = keepDrafts({ text, view, field, keep: (content) => drafts.keep(content, committer.base), note, say, delay: options.delay });
+  const local = LocalBlocksStore.forPage(location.pathname);
+  const autosaver = keepDrafts({ text, view, field, keep: (content) => drafts.keep(content, committer.base), note, say, delay: options.delay, local });
+  const left = local.read();
+  if (left) offerLocalBlocks(left, { store: local, text, field, say, focus });
   const offer = new DraftOffer({ drafts, autosaver, text, rebase, note, say, focus, field });
   if (options.hasDraft) void offer.lookFor(text.onScreen());
   const conflict = new ConflictPanel({ panels, drafts, autosaver, text, rebase, saveFrom: (from) => void committer.commit(from), say, focus });

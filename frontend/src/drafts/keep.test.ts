@@ -2,17 +2,25 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { ApiError } from "../api/http";
 import { ScriptProblem } from "../api/scripts";
+import type { WorkspaceJson } from "../blocks/client";
 import { editorOf } from "../test/editor";
 import { keepDrafts } from "./keep";
+import { LocalBlocksStore } from "./local";
 import { ItemText } from "./text";
 
-function page(keep: (content: string) => Promise<unknown> = async () => ({}), blocksText?: () => Promise<string>) {
+const BLOCKS: WorkspaceJson = { blocks: { languageVersion: 0, blocks: [{ type: "otter_set_variable", id: "b3" }] }, otterscript: { headers: [] } };
+
+function page(keep: (content: string) => Promise<unknown> = async () => ({}), blocksText?: () => Promise<string>, local?: LocalBlocksStore) {
   const view = editorOf("Log-Information a;");
   const field = document.createElement("div");
   document.body.append(field);
   let mode = "text";
   const fromBlocks = blocksText ?? (async () => "from the blocks");
-  const names = { name: (id: string) => (id === "b3" ? "“set $Swim = ab” (statement 3)" : null) };
+  const names = {
+    name: (id: string) => (id === "b3" ? "“set $Swim = ab” (statement 3)" : null),
+    save: () => BLOCKS,
+    load: () => {},
+  };
   const text = new ItemText(view, () => ({
     mode,
     show: async () => true,
@@ -22,7 +30,7 @@ function page(keep: (content: string) => Promise<unknown> = async () => ({}), bl
   const notes: [string, string | undefined][] = [];
   const said: [string, string | undefined][] = [];
   const kept = vi.fn(keep);
-  const autosaver = keepDrafts({ text, view, field, keep: kept, note: (t, tone) => void notes.push([t, tone]), say: (t, tone) => void said.push([t, tone]), delay: 100 });
+  const autosaver = keepDrafts({ text, view, field, keep: kept, note: (t, tone) => void notes.push([t, tone]), say: (t, tone) => void said.push([t, tone]), delay: 100, local });
   return { view, field, autosaver, kept, notes, said, show: (next: string) => void (mode = next) };
 }
 
@@ -86,5 +94,24 @@ describe("the draft kept while editing", () => {
       "Draft not kept: the blocks do not make a script: “set $Swim = ab” (statement 3): the value 'a{': expected }.",
       "bad",
     ]);
+  });
+
+  test("test_keep_blocks_that_make_no_script_are_kept_in_this_browser_until_they_do", async () => {
+    const broken = new ScriptProblem("the workspace does not convert", [
+      { line: 1, column: 1, end_line: 1, end_column: 1, severity: "error", code: "blocks", message: "block b3 (otter_set_variable): VALUE 'a{': expected }" },
+    ]);
+    let fromBlocks: () => Promise<string> = async () => Promise.reject(broken);
+    const local = new LocalBlocksStore("otterweb:blocks:/rafts/ops/deploy/", localStorage);
+    const blocks = page(undefined, () => fromBlocks(), local);
+    blocks.show("visual");
+    blocks.field.dispatchEvent(new Event("keyup"));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(blocks.notes.at(-1)?.[0]).toMatch(/^Kept in this browser only: the blocks do not make a script: “set/);
+    expect(local.read()).toEqual({ workspace: BLOCKS, saved: new Date(2025, 4, 12, 12, 4, 0, 100).toISOString() }); // after the delay
+    fromBlocks = async () => "set $Swim = fixed;"; // fixed: its draft is kept, the blocks forgotten
+    blocks.field.dispatchEvent(new Event("keyup"));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(blocks.kept).toHaveBeenCalledWith("set $Swim = fixed;");
+    expect(local.read()).toBeNull();
   });
 });

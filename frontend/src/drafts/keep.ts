@@ -11,6 +11,7 @@ import { BlocksProblem } from "../blocks/client";
 import type { Tone } from "../ui/status";
 import { Autosaver } from "./autosave";
 import { describeFailure } from "./describe";
+import type { LocalBlocksStore } from "./local";
 import type { ItemText } from "./text";
 import { clock } from "./view";
 
@@ -25,6 +26,9 @@ export interface KeepOptions {
   say(text: string, tone?: Tone): void;
   /** Milliseconds after the last change before the draft is kept. */
   delay?: number;
+  /** Where blocks that make no script are kept instead (local.ts). */
+  local?: LocalBlocksStore;
+  now?: () => Date;
 }
 
 /** The autosaver of the item, listening to the page. */
@@ -36,15 +40,20 @@ export function keepDrafts(options: KeepOptions): Autosaver {
       save: async (content) => {
         await options.keep(content);
       },
-      saved: (_content, at) => note(`Draft saved ${clock(at)}`),
+      saved: (_content, at) => {
+        options.local?.forget(); // the blocks make a script again: its draft is kept
+        note(`Draft saved ${clock(at)}`);
+      },
       failed: (error) => {
         if (error instanceof ApiError && error.status === 400) {
           const said = `Draft not kept: ${error.message}`;
           note(said, "bad");
           say(said, "bad");
         } else if (error instanceof ScriptProblem || error instanceof BlocksProblem) {
-          // kept again at the next change: once the blocks make a script
-          note(`Draft not kept: ${describeFailure(error, text.nameBlock)}`, "bad");
+          // kept on the server again once the blocks make a script; in this browser meanwhile
+          const blocks = text.blocksOnScreen();
+          const local = blocks !== null && options.local?.keep(blocks, (options.now ?? (() => new Date()))());
+          note(`${local ? "Kept in this browser only" : "Draft not kept"}: ${describeFailure(error, text.nameBlock)}`, "bad");
         } else note("Draft not kept: the server did not answer. Trying again.", "warn");
       },
       delay: options.delay,

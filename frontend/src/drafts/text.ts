@@ -3,6 +3,7 @@
 // stored) as an undoable change of the text editor, shown again as blocks when they showed.
 
 import type { EditorView } from "@codemirror/view";
+import type { WorkspaceJson } from "../blocks/client";
 import type { BlockNamer } from "../blocks/labels";
 import { minimalChange } from "../text/change";
 
@@ -12,7 +13,7 @@ export interface ModeSwitch {
   show(mode: "text" | "visual"): Promise<boolean>;
   text(): Promise<string>;
   /** The block editor, once the blocks have shown. */
-  blocks?(): { name: BlockNamer } | null;
+  blocks?(): { name: BlockNamer; save(): WorkspaceJson; load(workspace: WorkspaceJson): void } | null;
 }
 
 export class ItemText {
@@ -28,6 +29,20 @@ export class ItemText {
 
   /** Names a block of the blocks on screen as its user knows it, for a message. */
   readonly nameBlock: BlockNamer = (id) => this.modes()?.blocks?.()?.name(id) ?? null;
+
+  /** The blocks on screen as JSON; null when they do not show. */
+  blocksOnScreen(): WorkspaceJson | null {
+    return this.visual ? (this.modes()?.blocks?.()?.save() ?? null) : null;
+  }
+
+  /** Shows `workspace` as the blocks (the blocks mode shown first). */
+  async showBlocks(workspace: WorkspaceJson): Promise<void> {
+    const switcher = this.modes();
+    if (!switcher || !(await switcher.show("visual"))) throw new Error("the blocks could not be shown");
+    const blocks = switcher.blocks?.();
+    if (!blocks) throw new Error("the blocks could not be shown");
+    blocks.load(workspace);
+  }
 
   /** The text editor's text. */
   onScreen(): string {
