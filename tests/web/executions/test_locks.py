@@ -84,18 +84,19 @@ def redis_locks(services):
 
 async def test_redis_locks_serialize_holders_and_renew_the_lease(redis_locks) -> None:
     """Two workers' providers: the second waits for the first, whose hold outlasts its lease
-    because it renews it."""
+    (more than twice) because it renews it. The lease leaves a renewal a second of delay: the
+    test processes share two cores, and one may wait that long for its turn."""
     events: list[str] = []
 
     async def block(locks: RedisLocks, name: str) -> None:
         async with locks.hold("Deploy"):
             events.append(f"{name} in")
-            await asyncio.sleep(1.5)
+            await asyncio.sleep(3.5)
             events.append(f"{name} out")
 
-    first = asyncio.create_task(block(redis_locks(lease_seconds=0.6), "a"))
+    first = asyncio.create_task(block(redis_locks(lease_seconds=1.5), "a"))
     await asyncio.sleep(0.2)
-    await asyncio.gather(first, block(redis_locks(lease_seconds=0.6), "b"))
+    await asyncio.gather(first, block(redis_locks(lease_seconds=1.5), "b"))
     assert events == ["a in", "a out", "b in", "b out"]
 
 
