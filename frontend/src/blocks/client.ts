@@ -76,6 +76,12 @@ export class BlocksClient {
   }
 }
 
+/** Whether `error` is the server's refusal of blocks: a field that does not parse, or blocks it
+ * cannot read (either way, the blocks make no script). */
+export function isBlocksRefusal(error: unknown): error is ScriptProblem | BlocksProblem {
+  return error instanceof ScriptProblem || error instanceof BlocksProblem;
+}
+
 /** One line that says what is wrong, from either kind of refusal; `name` names a block the
  * server's message is about as its user knows it (labels.ts); without it, the message is for
  * the block itself. */

@@ -5,9 +5,9 @@
 // check was under way waits for its own.
 
 import * as Blockly from "blockly/core";
-import { ScriptProblem, type ScriptsClient } from "../api/scripts";
+import type { ScriptsClient } from "../api/scripts";
 import type { Tone } from "../ui/status";
-import { type BlockJson, type BlocksClient, describeProblem } from "./client";
+import { type BlockJson, type BlocksClient, describeProblem, isBlocksRefusal } from "./client";
 import { blockName } from "./labels";
 
 export interface ChecksOptions {
@@ -40,7 +40,7 @@ export async function findProblem(block: Blockly.Block, options: Pick<ChecksOpti
       if (!diagnostics.some((d) => d.severity === "error")) tone = "warn";
     }
   } catch (error) {
-    if (error instanceof ScriptProblem || (error as Error).name === "BlocksProblem")
+    if (isBlocksRefusal(error))
       message = describeProblem(error); // shown on the block: it needs no name
     else return null;
   }
@@ -56,11 +56,12 @@ export async function checkBlock(workspace: Blockly.Workspace, id: string, optio
   if (!found) return; // the server did not answer: nothing to say about the block
   if (block.isDeadOrDying() || JSON.stringify(alone(block)) !== before) return; // changed meanwhile: its own check follows
   block.setWarningText(found.message);
-  const name = block.type === "otter_operation_call" ? String(block.getFieldValue("NAME")) : blockName(block);
+  // named only when said: naming a block walks the workspace's statements
+  const name = () => (block.type === "otter_operation_call" ? String(block.getFieldValue("NAME")) : blockName(block));
   if (found.message) {
     marked.add(block);
-    options.say(`${name}: ${found.message}`, found.tone);
-  } else if (marked.delete(block)) options.say(`${name}: fixed.`, "ok"); // the status said what was wrong
+    options.say(`${name()}: ${found.message}`, found.tone);
+  } else if (marked.delete(block)) options.say(`${name()}: fixed.`, "ok"); // the status said what was wrong
 }
 
 /** The blocks marked with a problem: one fixed says so, in place of its problem. */

@@ -6,8 +6,7 @@
 import { StateEffect } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { ApiError } from "../api/http";
-import { ScriptProblem } from "../api/scripts";
-import { BlocksProblem } from "../blocks/client";
+import { isBlocksRefusal } from "../blocks/client";
 import type { Tone } from "../ui/status";
 import { Autosaver } from "./autosave";
 import { describeFailure } from "./describe";
@@ -28,7 +27,6 @@ export interface KeepOptions {
   delay?: number;
   /** Where blocks that make no script are kept instead (local.ts). */
   local?: LocalBlocksStore;
-  now?: () => Date;
 }
 
 /** The autosaver of the item, listening to the page. */
@@ -49,10 +47,10 @@ export function keepDrafts(options: KeepOptions): Autosaver {
           const said = `Draft not kept: ${error.message}`;
           note(said, "bad");
           say(said, "bad");
-        } else if (error instanceof ScriptProblem || error instanceof BlocksProblem) {
+        } else if (isBlocksRefusal(error)) {
           // kept on the server again once the blocks make a script; in this browser meanwhile
           const blocks = text.blocksOnScreen();
-          const local = blocks !== null && options.local?.keep(blocks, (options.now ?? (() => new Date()))());
+          const local = blocks !== null && options.local?.keep(blocks, new Date());
           note(`${local ? "Kept in this browser only" : "Draft not kept"}: ${describeFailure(error, text.nameBlock)}`, "bad");
         } else note("Draft not kept: the server did not answer. Trying again.", "warn");
       },
