@@ -8,7 +8,9 @@ Run: .venv/bin/python bench/editor.py [--runs 5] [--statements 1000] [--lines 10
                                       [--repeat-slow]
 
 Each figure is the median of --runs runs (the keystrokes: every key of every run), printed
-beside its target and whether it is met; the exit status is 1 when one is missed. An opening
+beside its target and whether it is met; the exit status is 1 when one is missed. Beside some,
+a floor: the same measurement of the least that could do the same work in this browser (no
+target: it says how much of a figure is the browser's or Blockly's own). An opening
 or a switch of the blocks that takes longer than --limit seconds is given up (printed as over
 the limit, and missed), and the page's remaining measurements of that run are not made; when
 the first visit takes more than ten times its target (or is given up), the blocks' figures
@@ -16,18 +18,28 @@ come from that one run unless --repeat-slow asks for every run.
 
 How each is measured:
 - Opening as blocks: from navigation start (the page's performance.now() counts from it) until
-  the frame after the workspace holds every block of the script has been painted. A script
-  added before the page's own (add_init_script) looks at the workspace in each animation frame;
-  the frame in which the count is complete posts a MessageChannel message, which runs once that
-  frame's rendering (Blockly renders queued blocks in an animation frame too) and paint are
-  done. Each run opens the page in a new browser context (an empty cache, a first visit), then
+  the frame after the workspace holds its first blocks has been painted (the first screen: a
+  long script is loaded in parts, the first screen first), and until the frame after it holds
+  every block of the script has been painted. A script added before the page's own
+  (add_init_script) counts the workspace's statement blocks (not the editor's parts) in each
+  animation frame; a frame in which the count changed posts a MessageChannel message, which
+  runs once that frame's rendering (Blockly renders queued blocks in an animation frame too)
+  and paint are done. Each run opens the page in a new browser context (an empty cache, a first visit), then
   again in the same context (its chunks cached). The part that is POST /api/scripts/blocks/ is
   its Resource Timing entry (start to the last byte), and of that the server's part is
   requestStart to responseStart; beside them, the engine alone (parse + to_blocks in this
   process). The requests the page makes to the API at a first visit, and once the blocks are
-  shown (nobody touching them), are listed.
+  shown (nobody touching them), are listed. Its floor, Blockly's flat load of the same blocks, is
+  measured at the end of the run's blocks, on the same page: the workspace's JSON (the
+  BlockEditor's save()) made flat, each top-level statement of its chain a top block of its own
+  (no `next`, no ids, the statement the switches added left out), one under the other as drawn in
+  the chain with FLAT_GAP px between them (no block is bumped); the workspace emptied by loading
+  no blocks, the page left quiet, then the editor's load() of the flat blocks timed in the page
+  until the frame after it has resolved (every block in) is painted. (The editor's load puts
+  the top blocks in as it puts parts: two at once, then 45 ms of them a frame.)
 - Switching: `otterModes.show(mode)` called in the page, timed until the frame after it has
-  resolved is painted (as above). Each direction unchanged, and after an edit (a log block's
+  resolved is painted (as above) and, to the blocks, until the frame after every block is in
+  is painted. Each direction unchanged, and after an edit (a log block's
   message changed, or a statement added to the text), so that the switch has to convert.
   Before each switch the page is left quiet (the drafts' autosave, the lint, the block checks
   done; no request in flight).
@@ -37,9 +49,14 @@ How each is measured:
   for the next animation frame; in that frame a MessageChannel message is posted, which runs
   after the frame's style, layout and paint (the main thread's part of drawing it; raster and
   compositing happen on other threads and are not counted). The latency is that time
-  minus the timeStamp, so it counts the wait for a frame too; the same measurement of a plain
-  <textarea> in the same browser is printed as the floor. Each key is checked to have changed
-  the document by that frame. (Chrome's Event Timing is not used: headless Chromium presents
+  minus the timeStamp, so it counts the wait for a frame too. Each key is checked to have changed
+  the document by that frame. Three floors, the same keys measured the same way: a plain
+  <textarea> in its own page of the same browser; a <textarea> beside one element blinking as a
+  cursor does (a CSS animation of its opacity, on and off every 0.5 s); and, on the typing page
+  once its keys are typed and it is quiet, a CodeMirror EditorView with no extensions, made from
+  the page's own classes, holding the 10,000-line document as it was before the keys, in the
+  text editor's place and of its height, the text editor hidden (display: none), the cursor at
+  the end of the same middle line. (Chrome's Event Timing is not used: headless Chromium presents
   frames so irregularly that its durations run to seconds while frames are drawn every few ms.)
 - Lint: fetch() of POST /api/scripts/check/ inside the page (the session's cookie and CSRF
   token, as the editor sends it) until its JSON is read, after one request to warm up; the
@@ -90,8 +107,10 @@ TEXT_MODE = "##AH:UseTextMode\n\n"
 VIEWPORT = {"width": 1280, "height": 800}
 KEY_GAP_MS = 50
 QUIET_MS = 2500  # longer than the drafts' autosave delay (2 s) and the lint's (0.4 s)
+FLAT_GAP = 48  # px between the flat blocks: more than Blockly's snap radius (28 px)
 
-TARGET_OPEN_MS = 1500
+TARGET_FIRST_SCREEN_MS = 800
+TARGET_OPEN_MS = 2000
 TARGET_SWITCH_MS = 500
 TARGET_KEY_P95_MS = 16
 TARGET_LINT_MS = 150
@@ -244,30 +263,37 @@ AFTER_PAINT = """const afterPaint = (done) => requestAnimationFrame(() => {
     channel.port2.postMessage(null);
 });"""
 
-# before the page's scripts: the frame in which the workspace has its blocks, and when it is painted
-WATCH_BLOCKS = """(() => {
-    const seen = { count: -1, shownAt: null, paintedAt: null, rendered: 0 };
+# the statements' blocks of a workspace (not the editor's parts, blocks/parts.ts)
+STATEMENTS = "(workspace) => workspace.getAllBlocks(false).filter((b) => b.type !== 'otter_part')"
+
+# before the page's scripts: the frame in which the workspace has its first blocks, and when it is
+# painted (the first screen); the frame in which the count of its blocks last changed, and when it
+# is painted (every block)
+WATCH_BLOCKS = f"""(() => {{
+    const statements = {STATEMENTS};
+    const seen = {{ count: -1, shownAt: null, paintedAt: null, firstPaintedAt: null, rendered: 0 }};
     window.__otterBench = seen;
-    const poll = () => {
+    const poll = () => {{
         const workspace = document.querySelector("[data-text-editor]")?.otterModes?.blocks()?.workspace;
-        if (workspace) {
-            const count = workspace.getAllBlocks(false).length;
-            if (count !== seen.count) {
-                Object.assign(seen, { count, shownAt: performance.now(), paintedAt: null });
+        if (workspace) {{
+            const count = statements(workspace).length;
+            if (count !== seen.count) {{
+                Object.assign(seen, {{ count, shownAt: performance.now(), paintedAt: null }});
                 const channel = new MessageChannel();  // runs after this frame is painted
-                channel.port1.onmessage = () => {
+                channel.port1.onmessage = () => {{
+                    if (count > 0 && seen.firstPaintedAt === null) seen.firstPaintedAt = performance.now();
                     if (seen.count !== count) return;
                     seen.paintedAt = performance.now();
-                    seen.rendered = workspace.getAllBlocks(false)
+                    seen.rendered = statements(workspace)
                         .filter((b) => b.getSvgRoot()?.querySelector("path")?.getAttribute("d")).length;
-                };
+                }};
                 channel.port2.postMessage(null);
-            }
-        }
+            }}
+        }}
         requestAnimationFrame(poll);
-    };
+    }};
     requestAnimationFrame(poll);
-})();"""
+}})();"""
 
 TIMELINE = """() => {
     const [navigation] = performance.getEntriesByType("navigation");
@@ -280,9 +306,11 @@ TIMELINE = """() => {
     };
 }"""
 
-# started here, its result in window.__otterSwitch once the frame after it is painted
-SWITCH = f"""(mode) => {{
+# started here, its result in window.__otterSwitch once the frame after it is painted, and to the
+# blocks, once the frame after the last of `blocks` blocks is in is painted
+SWITCH = f"""([mode, expected]) => {{
     {AFTER_PAINT}
+    const statements = {STATEMENTS};
     window.__otterSwitch = null;
     const modes = {MODES};
     const before = performance.getEntriesByType("resource").length;
@@ -290,10 +318,12 @@ SWITCH = f"""(mode) => {{
     modes.show(mode).then(async (ok) => {{
         const resolved = performance.now() - start;
         await new Promise(afterPaint);
+        while (ok && mode === "visual" && statements(modes.blocks().workspace).length < expected)
+            await new Promise(afterPaint);
         const painted = performance.now() - start;
         const calls = performance.getEntriesByType("resource").slice(before)
             .map((e) => new URL(e.name).pathname).filter((p) => p.startsWith("/api/"));
-        const blocks = modes.blocks()?.workspace.getAllBlocks(false).length ?? 0;
+        const blocks = modes.blocks() ? statements(modes.blocks().workspace).length : 0;
         window.__otterSwitch = {{ ok, mode: modes.mode, resolved, painted, calls, blocks }};
     }});
 }}"""
@@ -320,15 +350,21 @@ PLACE_CURSOR = f"""(line) => {{
 }}"""
 
 # keydown (capture, before the editor's handlers) → the next frame painted, and whether the key
-# changed the document by then (the text editor's, or the plain textarea's of the floor)
+# changed the document by then: `watched` is the text editor's ("editor"), the floor's plain
+# textarea ("textarea") or the floor's bare EditorView ("bare", BARE_VIEW). Watching again
+# replaces the listener: one frame asked for per key, as in the first measurement.
 WATCH_KEYS = (
-    """(inTextarea) => {
+    """(watched) => {
     const keys = [];
     window.__keys = keys;
-    const measure = inTextarea
-        ? () => document.querySelector("textarea").value.length
-        : () => VIEW.state.doc.length;
-    document.addEventListener("keydown", (event) => {
+    const measure = {
+        editor: () => VIEW.state.doc.length,
+        textarea: () => document.querySelector("textarea").value.length,
+        bare: () => window.__otterBare.state.doc.length,
+    }[watched];
+    if (window.__otterKeydown)
+        document.removeEventListener("keydown", window.__otterKeydown, { capture: true });
+    window.__otterKeydown = (event) => {
         const before = measure();
         requestAnimationFrame(() => {
             const changed = measure() !== before;
@@ -337,9 +373,94 @@ WATCH_KEYS = (
                 keys.push({ key: event.key, at: event.timeStamp, painted: performance.now(), changed });
             channel.port2.postMessage(null);
         });
-    }, { capture: true });
+    };
+    document.addEventListener("keydown", window.__otterKeydown, { capture: true });
 }"""
 ).replace("VIEW", VIEW)
+
+# the floor of typing in the text editor: a CodeMirror EditorView with no extensions, made from
+# the page's own classes (those of the text editor's view), holding the document as it was before
+# the keys were typed (window.__otterDoc); in the text editor's place and of its height (scrolling
+# inside, as the editor's CSS has it), the text editor hidden; the cursor at the end of line
+# `line`, the view focused
+BARE_VIEW = f"""(line) => {{
+    const view = {VIEW};
+    const box = document.querySelector(".otter-editor");
+    const height = view.dom.offsetHeight;
+    const parent = document.createElement("div");
+    box.after(parent);
+    box.style.display = "none";
+    const state = view.state.constructor.create({{ doc: window.__otterDoc }});
+    const bare = new view.constructor({{ state, parent }});
+    bare.dom.style.height = `${{height}}px`;
+    bare.scrollDOM.style.overflow = "auto";
+    window.__otterBare = bare;
+    bare.dispatch({{ selection: {{ anchor: bare.state.doc.line(line).to }}, scrollIntoView: true }});
+    bare.focus();
+    return bare.state.doc.length;
+}}"""
+
+# the floor of opening as blocks: the workspace's script as flat blocks, each top-level statement
+# of its chain a top block of its own (no `next`, no ids), one under the other as they are drawn
+# in the chain with `gap` px between them (more than Blockly's snap radius: no block is bumped to
+# another's connection). The statement the bench added to the text (EDIT_TEXT, the last) is left
+# out, so that they are the script's blocks. Kept in window.__otterFlat; the workspace is emptied
+# by loading no blocks (the same load, so that the timed one does not pay for taking the script's
+# blocks away)
+FLAT_BLOCKS = f"""(gap) => {{
+    {AFTER_PAINT}
+    const editor = {MODES}.blocks();
+    const drawn = [];
+    for (const top of editor.workspace.getTopBlocks(true))
+        for (let block = top; block; block = block.getNextBlock())
+            if (block.type !== "otter_part") drawn.push(block);
+            else for (let inner = block.getInputTargetBlock("BODY"); inner; inner = inner.getNextBlock())
+                drawn.push(inner);
+    const json = editor.save();
+    const chain = [];
+    for (let block = json.blocks.blocks[0]; block; block = block.next?.block) chain.push(block);
+    const last = JSON.stringify(chain.at(-1));
+    if (json.blocks.blocks.length !== 1 || drawn.length !== chain.length || !last.includes("edited by the benchmark"))
+        return {{ error: `${{json.blocks.blocks.length}} stacks, ${{drawn.length}} statements drawn, ${{chain.length}} saved, the last: ${{last}}` }};
+    chain.pop();
+    let y = 0;
+    const tops = chain.map((block, i) => {{
+        const {{ next: _next, ...alone }} = block;
+        const top = {{ ...alone, x: 0, y }};
+        y += drawn[i].height + gap;
+        return top;
+    }});
+    window.__otterFlat = JSON.parse(
+        JSON.stringify({{ ...json, blocks: {{ ...json.blocks, blocks: tops }} }}, function (key, value) {{
+            return key === "id" && typeof this.type === "string" ? undefined : value;
+        }}),
+    );
+    return editor.load({{ ...json, blocks: {{ ...json.blocks, blocks: [] }} }})
+        .then(() => new Promise(afterPaint))
+        .then(() => ({{ tops: tops.length, left: editor.workspace.getAllBlocks(false).length }}));
+}}"""
+
+# started here, its result in window.__otterFlatLoad once the frame after the load() of
+# window.__otterFlat has resolved (every block in) is painted
+FLAT_LOAD = f"""() => {{
+    {AFTER_PAINT}
+    const statements = {STATEMENTS};
+    window.__otterFlatLoad = null;
+    const editor = {MODES}.blocks();
+    const start = performance.now();
+    editor.load(window.__otterFlat).then(async () => {{
+        const loaded = performance.now() - start;
+        await new Promise(afterPaint);
+        const painted = performance.now() - start;
+        const blocks = statements(editor.workspace);
+        const tops = editor.workspace.getTopBlocks(true);
+        const moved = tops.filter((b, i) => Math.abs(b.getRelativeToSurfaceXY().y - window.__otterFlat.blocks.blocks[i].y) > 0.5);
+        window.__otterFlatLoad = {{
+            loaded, painted, blocks: blocks.length, tops: tops.length, moved: moved.length,
+            rendered: blocks.filter((b) => b.getSvgRoot()?.querySelector("path")?.getAttribute("d")).length,
+        }};
+    }});
+}}"""
 
 LINT = """async (script) => {
     const csrf = document.querySelector("input[name=csrfmiddlewaretoken]").value;
@@ -440,6 +561,7 @@ def open_as_blocks(page, url: str, blocks: int) -> dict | None:
 
     return {
         "total": seen["paintedAt"],
+        "first screen": seen["firstPaintedAt"],
         "api": api_calls(timeline["resources"]),
         "call": call["end"] - call["start"],
         "server": call["responseStart"] - call["requestStart"],
@@ -454,8 +576,9 @@ def open_as_blocks(page, url: str, blocks: int) -> dict | None:
             "the block editor's chunk received": end_of(r"/assets/workspace-"),
             "the Blockly chunk received": end_of(r"/assets/blockly-"),
             "GET /api/reference/ answered (the last one)": end_of(r"/api/reference/$"),
-            "the blocks in the workspace": seen["shownAt"],
-            "the blocks painted": seen["paintedAt"],
+            "the first screen of blocks painted": seen["firstPaintedAt"],
+            "the last blocks in the workspace": seen["shownAt"],
+            "every block painted": seen["paintedAt"],
         },
     }
 
@@ -471,21 +594,29 @@ def api_calls(resources: list[dict]) -> str:
     return ", ".join(api) or "none"
 
 
-def switch(page, activity: Activity, mode: str) -> dict | None:
-    """Switch to `mode` in the page, timed there; None when that takes longer than the limit
-    (started in the page and waited for from here, so a page busy for minutes is left)."""
+def switch(page, activity: Activity, mode: str, blocks: int) -> dict | None:
+    """Switch to `mode` in the page, timed there until its `blocks` blocks are in, when it is
+    the visual mode; None when that takes longer than the limit (started in the page and waited
+    for from here, so a page busy for minutes is left)."""
     activity.quiet(page)
-    started = time.monotonic()
-    page.evaluate(SWITCH, mode)
-    try:
-        page.wait_for_function("window.__otterSwitch !== null", timeout=LIMIT_S * 1000)
-    except PlaywrightTimeout:
-        progress(f"switching to {mode} given up after {time.monotonic() - started:,.0f} s")
-        return None
-    progress(f"switched to {mode} in {time.monotonic() - started:,.1f} s")
-    result = page.evaluate("window.__otterSwitch")
-    assert result["ok"] and result["mode"] == mode, result
+    result = timed_in_page(page, SWITCH, [mode, blocks], "__otterSwitch", f"switching to {mode}")
+    assert result is None or (result["ok"] and result["mode"] == mode), result
     return result
+
+
+def timed_in_page(page, script: str, argument, result: str, doing: str) -> dict | None:
+    """Runs `script` (which puts its figures in window[`result`] when done) in the page and
+    waits for them from here, so that a page busy for minutes is left; None when that takes
+    longer than the limit."""
+    started = time.monotonic()
+    page.evaluate(script, argument)
+    try:
+        page.wait_for_function(f"window.{result} !== null", timeout=LIMIT_S * 1000)
+    except PlaywrightTimeout:
+        progress(f"{doing} given up after {time.monotonic() - started:,.0f} s")
+        return None
+    progress(f"{doing}: done in {time.monotonic() - started:,.1f} s")
+    return page.evaluate(f"window.{result}")
 
 
 def progress(text: str) -> None:
@@ -510,16 +641,43 @@ def typed_text(keys: int) -> str:
     return text[:keys]
 
 
-def floor_keys(browser, text: str) -> list[float]:
-    """The same keystroke measurement on a plain <textarea>: the browser's own floor."""
+# the floors' pages: a plain <textarea>, and the same with one element beside it blinking as a
+# cursor does (on and off every 0.5 s), which has the browser draw a frame now and then unasked
+TEXTAREA = "<textarea aria-label=floor rows=20 cols=80></textarea>"
+BLINKING = (
+    "<style>@keyframes blink { 50% { opacity: 0 } }"
+    " .blink { display: inline-block; width: 2px; height: 1.2em; background: #000;"
+    " animation: blink 1s steps(1) infinite; }</style>"
+    f"{TEXTAREA}<span class=blink></span>"
+)
+
+
+def floor_keys(browser, text: str, html: str = TEXTAREA) -> list[float]:
+    """The same keystroke measurement on the <textarea> of `html`: the browser's own floor."""
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
-    page.set_content("<textarea aria-label=floor rows=20 cols=80></textarea>")
+    page.set_content(html)
     page.click("textarea")
-    page.evaluate(WATCH_KEYS, True)
+    page.evaluate(WATCH_KEYS, "textarea")
     keys = type_keys(page, text)
     context.close()
+    assert len(keys) == len(text), (len(keys), len(text))
     return [k["painted"] - k["at"] for k in keys]
+
+
+def flat_load(page, activity: Activity, blocks: int) -> dict | None:
+    """The floor of opening as blocks, on the page that shows them: the same blocks loaded
+    flat (FLAT_BLOCKS), timed in the page from the editor's load() until the frame after it has
+    resolved is painted, once the page is quiet; None when that takes longer than the limit."""
+    made = page.evaluate(FLAT_BLOCKS, FLAT_GAP)
+    assert "error" not in made and made["left"] == 0, made
+    activity.quiet(page)
+    result = timed_in_page(page, FLAT_LOAD, None, "__otterFlatLoad", "loading the blocks flat")
+    if result is None:
+        return None
+    assert result["blocks"] == blocks and result["rendered"] == blocks, (result, blocks)
+    assert result["tops"] == made["tops"] and result["moved"] == 0, (result, made)
+    return {**result, "tops": made["tops"]}
 
 
 def logged_in_page(browser, site: Site, *, watch_blocks: bool = False):
@@ -540,10 +698,13 @@ def asset_name(url: str) -> str:
     return re.sub(r"\.[0-9a-f]{12}(\.\w+)$", r"\1", name)
 
 
-def measure_blocks(browser, site: Site, r: int, blocks: int, opened, switches, loaded, problems):
+def measure_blocks(
+    browser, site: Site, r: int, blocks: int, opened, switches, flat, loaded, problems
+):
     """Opening the script as blocks (a first visit, then again), then the four switches on
-    that page. A measurement that does not finish within the limit is recorded as None and
-    ends the run's measurements of the blocks (the page is still busy)."""
+    that page, then the floor of opening: the same blocks loaded flat on it. A measurement
+    that does not finish within the limit is recorded as None and ends the run's
+    measurements of the blocks (the page is still busy)."""
     context, page, activity = logged_in_page(browser, site, watch_blocks=True)
     try:
         activity.assets.clear()
@@ -559,25 +720,30 @@ def measure_blocks(browser, site: Site, r: int, blocks: int, opened, switches, l
             if opened[visit][-1] is None:
                 return
         steps = [
-            ("blocks → text, unchanged", "text", None),
-            ("text → blocks, unchanged", "visual", None),
-            ("blocks → text, after an edit", "text", EDIT_BLOCKS),
-            ("text → blocks, after an edit", "visual", EDIT_TEXT),
+            ("blocks → text, unchanged", "text", None, blocks),
+            ("text → blocks, unchanged", "visual", None, blocks),
+            ("blocks → text, after an edit", "text", EDIT_BLOCKS, blocks),
+            ("text → blocks, after an edit", "visual", EDIT_TEXT, blocks + 1),
         ]
-        for name, mode, edit in steps:
+        for name, mode, edit, expected in steps:
             if edit:
                 page.evaluate(edit, r)
-            switches.setdefault(name, []).append(switch(page, activity, mode))
+            switches.setdefault(name, []).append(switch(page, activity, mode, expected))
             if switches[name][-1] is None:
                 return
         assert switches["text → blocks, after an edit"][-1]["blocks"] == blocks + 1
+        # last: it takes the switches' blocks away
+        flat.append(flat_load(page, activity, blocks))
     finally:
         problems += activity.problems
         context.close()
 
 
-def measure_typing(browser, site: Site, r: int, args, text: str, loaded, problems) -> list[dict]:
-    """Typing `text` in the middle of the long script, in text mode: each key's record."""
+def measure_typing(
+    browser, site: Site, r: int, args, text: str, loaded, problems
+) -> tuple[list[dict], list[dict]]:
+    """Typing `text` in the middle of the long script, in text mode, then the same in a bare
+    EditorView of the same document on the same page (the floor): each key's record of both."""
     context, page, activity = logged_in_page(browser, site)
     page.goto(item_url(site, f"typing-{r}"))
     page.wait_for_selector(".otter-editor .cm-content")
@@ -589,14 +755,23 @@ def measure_typing(browser, site: Site, r: int, args, text: str, loaded, problem
     if r == 0:
         loaded["text"] = activity.assets[:]
     length = page.evaluate(PLACE_CURSOR, args.lines // 2)
-    page.evaluate(WATCH_KEYS, False)
+    page.evaluate(f"() => {{ window.__otterDoc = {VIEW}.state.doc; }}")  # for the floor
+    page.evaluate(WATCH_KEYS, "editor")
     keys = type_keys(page, text)
     grown = page.evaluate(f"{VIEW}.state.doc.length") - length
     assert len(keys) == len(text), (len(keys), len(text))
     assert grown >= len(text), f"the document grew by {grown} for {len(text)} keys"
+
+    activity.quiet(page)  # the typed text's lint and draft done
+    assert page.evaluate(BARE_VIEW, args.lines // 2) == length  # the same document
+    page.evaluate(WATCH_KEYS, "bare")
+    bare = type_keys(page, text)
+    grown = page.evaluate("window.__otterBare.state.doc.length") - length
+    assert len(bare) == len(text), (len(bare), len(text))
+    assert grown >= len(text), f"the bare view's document grew by {grown} for {len(text)} keys"
     problems += activity.problems
     context.close()
-    return keys
+    return keys, bare
 
 
 def measure_lint(browser, site: Site, runs: int, lint: str, problems) -> list[dict]:
@@ -615,18 +790,24 @@ def measure_lint(browser, site: Site, runs: int, lint: str, problems) -> list[di
     return results
 
 
-def report_blocks(report: Report, args, visual: str, opened, switches, loaded) -> None:
+def report_blocks(report: Report, args, visual: str, opened, switches, flat, loaded) -> None:
     print(f"\nOpening {args.statements:,} statements as blocks (medians of the runs made)")
     for key, label in [
         ("first", "first visit (empty cache)"),
         ("again", "again, same browser (warm cache)"),
     ]:
-        name = f"{label}: navigation → blocks painted"
+        name = f"{label}: navigation → every block painted"
         runs = opened[key]
         if not runs:
             report.absent(name, "not measured: the page had not opened as blocks")
             continue
         done = [o for o in runs if o]
+        report.figure(
+            f"{label}: navigation → first screen painted",
+            median([o and o["first screen"] for o in runs]),
+            TARGET_FIRST_SCREEN_MS,
+            runs=len(runs),
+        )
         report.figure(
             name, median([o and o["total"] for o in runs]), TARGET_OPEN_MS, runs=len(runs)
         )
@@ -639,6 +820,17 @@ def report_blocks(report: Report, args, visual: str, opened, switches, loaded) -
         "  the engine alone: parse + to_blocks",
         engine_ms(lambda: to_blocks(parse(visual)), args.runs),
     )
+    name = "floor: the same blocks loaded flat (no chain), in the page"
+    if flat:
+        report.figure(name, median([f and f["painted"] for f in flat]), runs=len(flat))
+        done = [f for f in flat if f]
+        if done:
+            report.note(
+                f"{done[0]['tops']:,} top-level blocks, {done[0]['blocks']:,} blocks in all; "
+                f"load() resolved after {median([f['loaded'] for f in done]):,.0f} ms"
+            )
+    else:
+        print(f"  {name:<58} not measured: the run's blocks did not finish")
     done = sorted((o for o in opened["first"] if o), key=lambda o: o["total"])
     if done:
         middle = done[len(done) // 2]
@@ -724,8 +916,11 @@ def run(site: Site, args, scripts: dict[str, str], blocks: int, report: Report) 
 
     opened: dict[str, list[dict]] = {"first": [], "again": []}
     switches: dict[str, list[dict]] = {}
+    flat: list[dict | None] = []
     latencies: list[float] = []
+    bare_latencies: list[float] = []
     unchanged_keys = 0
+    unchanged_bare = 0
     loaded: dict[str, list[str]] = {}
     problems: list[str] = []
 
@@ -733,11 +928,14 @@ def run(site: Site, args, scripts: dict[str, str], blocks: int, report: Report) 
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         try:
             floor = floor_keys(browser, text)
+            blinking = floor_keys(browser, text, BLINKING)
             visual_runs = args.runs
             for r in range(args.runs):
                 print(f"run {r + 1} of {args.runs}…", file=sys.stderr)
                 if r < visual_runs:
-                    measure_blocks(browser, site, r, blocks, opened, switches, loaded, problems)
+                    measure_blocks(
+                        browser, site, r, blocks, opened, switches, flat, loaded, problems
+                    )
                 first = opened["first"][0] if opened["first"] else None
                 if (
                     r == 0
@@ -751,15 +949,17 @@ def run(site: Site, args, scripts: dict[str, str], blocks: int, report: Report) 
                         file=sys.stderr,
                     )
 
-                keys = measure_typing(browser, site, r, args, text, loaded, problems)
+                keys, bare = measure_typing(browser, site, r, args, text, loaded, problems)
                 latencies += [k["painted"] - k["at"] for k in keys]
                 unchanged_keys += sum(not k["changed"] for k in keys)
+                bare_latencies += [k["painted"] - k["at"] for k in bare]
+                unchanged_bare += sum(not k["changed"] for k in bare)
             lint_runs = measure_lint(browser, site, args.runs, lint, problems)
         finally:
             browser.close()
 
     # ---- the report
-    report_blocks(report, args, visual, opened, switches, loaded)
+    report_blocks(report, args, visual, opened, switches, flat, loaded)
 
     print(
         f"\nTyping in text mode, {args.lines:,} lines: {args.keys} keys in each of {args.runs} runs, "
@@ -770,8 +970,24 @@ def run(site: Site, args, scripts: dict[str, str], blocks: int, report: Report) 
     report.figure("keydown → painted, max", max(latencies))
     report.figure("floor (a plain <textarea>), p50", percentile(floor, 0.5))
     report.figure("floor (a plain <textarea>), p95", percentile(floor, 0.95))
+    report.figure(
+        "floor (a <textarea> beside one blinking element), p50", percentile(blinking, 0.5)
+    )
+    report.figure(
+        "floor (a <textarea> beside one blinking element), p95", percentile(blinking, 0.95)
+    )
+    report.figure(
+        f"floor (a bare EditorView, {args.lines:,} lines), p50", percentile(bare_latencies, 0.5)
+    )
+    report.figure(
+        f"floor (a bare EditorView, {args.lines:,} lines), p95", percentile(bare_latencies, 0.95)
+    )
     if unchanged_keys:
         report.note(f"{unchanged_keys} key(s) had not changed the document by the next frame")
+    if unchanged_bare:
+        report.note(
+            f"{unchanged_bare} key(s) had not changed the bare view's document by the next frame"
+        )
 
     print(f"\nLint, {args.lint_lines:,} lines (median of {args.runs})")
     report.figure(

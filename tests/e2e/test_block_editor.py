@@ -381,3 +381,48 @@ def test_block_editor_keeps_blocks_that_make_no_script_in_the_browser_and_offers
             == []
         )
         watch.check("the item page")
+
+
+def test_block_editor_loads_a_long_script_in_parts_and_updates_only_the_statements_edited_in_text(
+    site,
+) -> None:
+    lines = [f"Log-Information line {number};" for number in range(1, 121)]
+    site.api(
+        "POST",
+        "/api/raft-items/",
+        {"raft": "ops", "name": "long", "kind": "script", "content": "\n".join(lines) + "\n"},
+    )
+    statements = f"""() => {MODES}.blocks().workspace.getAllBlocks(true)
+        .filter((b) => b.type !== 'otter_part')"""
+    with watched_page(site) as (page, watch):
+        page.goto(f"{site.base}/rafts/ops/long/")
+        wait_for_mode(page, "visual")
+        page.wait_for_function(f"({statements})().length === 120")
+        parts = page.evaluate(
+            f"() => {MODES}.blocks().workspace.getBlocksByType('otter_part', false).length"
+        )
+        assert parts == 120 // 25 + 1
+        before = page.evaluate(f"() => ({statements})().map((b) => b.id)")
+
+        page.get_by_role("button", name="Text", exact=True).click()
+        wait_for_mode(page, "text")
+        edited = [*lines[:59], "Log-Information changed in text;", *lines[60:], "Log-Error added;"]
+        page.evaluate(
+            """(text) => {
+                const view = document.querySelector('.otter-editor .cm-content').cmTile.root.view;
+                view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+            }""",
+            "\n".join(edited) + "\n",
+        )
+        page.get_by_role("button", name="Blocks", exact=True).click()
+        wait_for_mode(page, "visual")
+        page.wait_for_function(f"({statements})().length === 121")
+        after = page.evaluate(f"() => ({statements})().map((b) => b.id)")
+        kept = [id for id in after if id in before]
+        assert len(kept) == 119  # every block but the one of the statement changed
+        assert after[:59] == before[:59] and after[60:120] == before[60:]
+
+        page.get_by_role("button", name="Save", exact=True).click()
+        page.get_by_role("status").filter(has_text="Saved as version 2.").wait_for()
+        assert stored(site, "long")["content"] == "\n".join(edited) + "\n"
+        watch.check("a long script loaded in parts")

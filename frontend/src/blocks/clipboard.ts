@@ -7,6 +7,7 @@ import * as Blockly from "blockly/core";
 import type { Tone } from "../ui/status";
 import { addAtEnd } from "./append";
 import { type BlockJson, type BlocksClient, describeProblem } from "./client";
+import { withoutParts } from "./parts";
 
 export interface ClipboardOptions {
   converter: Pick<BlocksClient, "toText" | "toBlocks">;
@@ -31,9 +32,9 @@ export class TextClipboard {
   /** Puts the text of `block` (and the blocks in it) on the clipboard. */
   async copy(block: Blockly.Block): Promise<void> {
     const { options } = this;
-    const json = Blockly.serialization.blocks.save(block, { addNextBlocks: false });
+    const json = withoutParts([Blockly.serialization.blocks.save(block, { addNextBlocks: false }) as BlockJson]);
     try {
-      const text = await options.converter.toText({ blocks: { languageVersion: 0, blocks: [json as BlockJson] }, otterscript: { headers: [] } });
+      const text = await options.converter.toText({ blocks: { languageVersion: 0, blocks: json }, otterscript: { headers: [] } });
       this.lastCopied = text;
       await this.browser!.writeText(text);
       options.say("Copied as OtterScript", "ok");

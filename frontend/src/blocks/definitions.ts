@@ -7,6 +7,7 @@
 
 import * as Blockly from "blockly/core";
 import type { Reference } from "../api/reference";
+import { PART } from "./parts";
 import { argumentsMixin, initCall, initOperation, initParameters, parametersMixin } from "./rows";
 import { editText } from "./text-dialog";
 
@@ -445,6 +446,26 @@ export function defineBlocks(): void {
     },
     mixin: editMenu,
   });
+  definePart();
+}
+
+/** The block of a part of a long script (parts.ts). */
+function definePart(): void {
+  Blockly.Blocks[PART] = {
+    init(this: Blockly.Block) {
+      this.jsonInit({
+        message0: "%1",
+        args0: [{ type: "field_label", name: "LABEL", text: "statements", class: "otterPartLabel" }],
+        message1: "%1",
+        args1: [{ type: "input_statement", name: "BODY" }],
+        previousStatement: null,
+        nextStatement: null,
+        colour: "#d0d7de",
+        tooltip:
+          "A part of a long script, in the editor only: the script's text has no parts. Collapse it to see the script in parts; moving or deleting it moves or deletes its statements.",
+      });
+    },
+  };
 }
 
 /** A copy of the block types' names that are defined now (for tests). */

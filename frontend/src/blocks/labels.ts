@@ -4,6 +4,7 @@
 // `nameBlocks` puts the block's name and the field's plain name in their place.
 
 import type * as Blockly from "blockly/core";
+import { PART } from "./parts";
 
 /** The name of the block with id `id`, null when it is not in the workspace. */
 export type BlockNamer = (id: string) => string | null;
@@ -24,9 +25,12 @@ const FIELDS: Record<string, string> = {
 };
 
 /** The statements of `workspace` in the order of the script: each top block's chain, nested
- * statements before the next one. */
+ * statements before the next one (the editor's parts are none). */
 export function statementsInOrder(workspace: Blockly.Workspace): Blockly.Block[] {
-  return workspace.getTopBlocks(true).flatMap((top) => top.getDescendants(true));
+  return workspace
+    .getTopBlocks(true)
+    .flatMap((top) => top.getDescendants(true))
+    .filter((block) => block.type !== PART);
 }
 
 /** `“set $Swim = ab” (statement 3)`: what the block says, and where it stands. */

@@ -33,8 +33,9 @@ export interface BlockEditorOptions {
 }
 
 export interface BlockEditor {
-  /** Shows `workspace` (the server's JSON of a script); undo starts afresh. */
-  load(workspace: WorkspaceJson): void;
+  /** Shows `workspace` (the server's JSON of a script); undo starts afresh. Its first screen
+   * shows at once; resolves once the rest is in. */
+  load(workspace: WorkspaceJson): Promise<void>;
   /** The workspace as JSON, with the headers it was loaded with (or given since). */
   save(): WorkspaceJson;
   headers: string[];

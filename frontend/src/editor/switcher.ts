@@ -11,7 +11,8 @@ import type { Tone } from "../ui/status";
 
 /** The block editor as the switch uses it (blocks/workspace.ts makes it). */
 export interface Blocks {
-  load(workspace: WorkspaceJson): void;
+  /** Resolves once every block is in (the first screen is in when it returns). */
+  load(workspace: WorkspaceJson): void | Promise<void>;
   save(): WorkspaceJson;
   readonly changed: boolean;
   resize(): void;
@@ -98,7 +99,7 @@ export class ModeSwitcher {
       return false;
     }
     this.editor.resize();
-    this.editor.load(workspace);
+    void this.editor.load(workspace); // the first screen now, the rest a frame apart
     this.loadedFrom = text;
     parts.say(parts.readOnly ? "Read only" : "");
     return true;

@@ -58,7 +58,8 @@ export interface LintReport {
 
 /** The linter: the server's diagnostics of the text on screen, `delay` ms after the last change.
  * `report` hears how many problems there are, or that the check failed (it is tried again
- * `retry` ms later). */
+ * `retry` ms later). A text editor that is not shown (the script shows as blocks) is not
+ * checked until it shows. */
 export function serverLint(
   scripts: ScriptsClient,
   report: (summary: LintReport) => void = () => {},
@@ -68,6 +69,10 @@ export function serverLint(
   return linter(
     async (view: EditorView) => {
       const doc = view.state.doc;
+      if (!view.dom.getClientRects().length) {
+        checkOnceShown(view);
+        return [];
+      }
       try {
         const found = (await scripts.check(doc.toString())).map((d) => toCodeMirror(doc, d));
         report({
@@ -87,6 +92,22 @@ export function serverLint(
     },
     { delay },
   );
+}
+
+/** The views waiting to show before their text is checked. */
+const waiting = new WeakSet<EditorView>();
+
+/** Checks the text of `view` once it shows (it is given a size). */
+function checkOnceShown(view: EditorView): void {
+  if (typeof ResizeObserver !== "function" || waiting.has(view)) return;
+  waiting.add(view);
+  const watch = new ResizeObserver(() => {
+    if (!view.dom.getClientRects().length) return;
+    watch.disconnect();
+    waiting.delete(view);
+    forceLinting(view);
+  });
+  watch.observe(view.dom);
 }
 
 function plural(count: number, word: string): string {
