@@ -342,6 +342,61 @@ def test_block_editor_saves_corpus_scripts_changed_only_where_blocks_were_edited
         watch.check("the corpus scripts edited as blocks")
 
 
+def test_block_editor_saves_corpus_scripts_changed_only_where_blocks_were_moved_or_added(
+    site,
+) -> None:
+    with watched_page(site) as (page, watch):
+        for path, sets in corpus_with_two_sets():
+            original = path.read_text(encoding="utf-8")
+            lines = original.split("\n")
+            moved = sets[0]
+            name = f"moved-{path.stem}"
+            site.api(
+                "POST",
+                "/api/raft-items/",
+                {"raft": "ops", "name": name, "kind": "script", "content": original},
+            )
+            page.goto(f"{site.base}/rafts/ops/{name}/")
+            wait_for_mode(page, "visual")
+            order = [
+                number
+                for number, line in enumerate(lines)
+                if re.match(r"^\s*set \$", line) and not line.strip().startswith("#")
+            ]
+            # the `set` block moved after the script's last statement, a log block added after it
+            page.evaluate(
+                f"""() => {{
+                    const space = {MODES}.blocks().workspace;
+                    const moved = space.getTopBlocks(true).flatMap((b) => b.getDescendants(true))
+                        .filter((b) => b.type === 'otter_set_variable')[{order.index(moved)}];
+                    moved.unplug(true);
+                    const last = space.getTopBlocks(true).filter((b) => b !== moved)[0];
+                    last.lastConnectionInStack(false).connect(moved.previousConnection);
+                    const added = space.newBlock('otter_log');
+                    added.setFieldValue('added by the test', 'MESSAGE');
+                    added.initSvg();
+                    added.render();
+                    moved.nextConnection.connect(added.previousConnection);
+                }}"""
+            )
+            page.get_by_role("button", name="Save", exact=True).click()
+            page.get_by_role("status").filter(has_text="Saved as version 2.").wait_for()
+            stored_lines = stored(site, name)["content"].split("\n")
+            # at the top level a statement keeps its text as it was, and the blank line before it
+            indented = lines[moved] != lines[moved].lstrip()
+            tail = [
+                *([""] if not lines[moved - 1].strip() else []),
+                lines[moved].strip() if indented else lines[moved],
+                "Log-Information added by the test;",
+            ]
+            kept = [line for number, line in enumerate(lines) if number != moved]
+            end = len(kept)
+            while end and not kept[end - 1]:
+                end -= 1
+            assert stored_lines == [*kept[:end], *tail, *kept[end:]], path.name
+        watch.check("the corpus scripts with blocks moved and added")
+
+
 def test_block_editor_keeps_blocks_that_make_no_script_in_the_browser_and_offers_them_back(
     site,
 ) -> None:
