@@ -1,7 +1,7 @@
 """The raft item page's script editor in Debian's Chromium on a real `manage.py serve`: opening a
 1,000-statement script as blocks, switching it between blocks and text, typing in a
-10,000-line script in text mode, the server's lint of 1,000 lines, and the size of the
-frontend's chunks (gzip) with the ones each mode loads.
+10,000-line script in text mode (and the JavaScript each key runs), the server's lint of 1,000
+lines, and the size of the frontend's chunks (gzip) with the ones each mode loads.
 
 Run: .venv/bin/python bench/editor.py [--runs 5] [--statements 1000] [--lines 10000]
                                       [--lint-lines 1000] [--keys 200] [--limit 300]
@@ -36,7 +36,7 @@ How each is measured:
   the chain with FLAT_GAP px between them (no block is bumped); the workspace emptied by loading
   no blocks, the page left quiet, then the editor's load() of the flat blocks timed in the page
   until the frame after it has resolved (every block in) is painted. (The editor's load puts
-  the top blocks in as it puts parts: two at once, then 45 ms of them a frame.)
+  the top blocks in as it puts parts: the first at once, then 45 ms of them a frame.)
 - Switching: `otterModes.show(mode)` called in the page, timed until the frame after it has
   resolved is painted (as above) and, to the blocks, until the frame after every block is in
   is painted. Each direction unchanged, and after an edit (a log block's
@@ -58,6 +58,36 @@ How each is measured:
   text editor's place and of its height, the text editor hidden (display: none), the cursor at
   the end of the same middle line. (Chrome's Event Timing is not used: headless Chromium presents
   frames so irregularly that its durations run to seconds while frames are drawn every few ms.)
+- JavaScript per key (TARGET_JS_PER_KEY_MS, for the median key): the same typing, in the text
+  editor and in the bare EditorView floor, is traced in Chromium (the DevTools protocol's Tracing,
+  categories devtools.timeline, v8 and v8.execute: the trace starts right before the first key
+  and ends after the last one's frame). On the renderer's main thread (the one that dispatched
+  the keydowns), each event's self time (its time less its children's, so nested events count
+  once) is JavaScript when the event is, or is inside, one in which V8 runs it: a call of a
+  function from the browser (v8.callFunction, FunctionCall: listeners, animation frames, timers,
+  idle callbacks, observers, messages), the microtasks (RunMicrotasks), a script's compilation
+  and run. Inside it, what JavaScript calls counts as its own (DOM methods), except the style and
+  layout it forces (UpdateLayoutTree, Layout) and garbage collection (MinorGC, MajorGC, V8.GC…,
+  counted anywhere on the thread), which are stated apart, as are the bench's own listeners
+  (WATCH_KEYS': functions without a file, which only Playwright's evaluations are here). Not
+  counted: the browser's own work outside JavaScript (dispatching the events, the
+  contenteditable's editing, style, layout and paint of the frame). Each top-level task of the
+  thread counts for the key whose keydown is in it or before it, until the task of the next
+  key's keydown (a key every 50 ms and Playwright's round trip: about 60 ms); the last key's
+  lasts as long as the median of the others. So a key's JavaScript is that of its events, of its
+  animation frame, of CodeMirror's parsing in idle callbacks and of its timers; the timers that
+  wait for a pause in the typing (the lint after 0.4 s, the draft after 2 s) fire after the last
+  key and are not counted. The median and p95 of every key of every run, the mean split by what
+  ran it. Tracing these categories costs the keystrokes little (under a millisecond at the
+  median in a trial of 150 keys, within the runs' noise).
+- The top functions (notes, no target): V8's sampling profile (the Profiler domain, a sample
+  every SAMPLING_US µs asked) of PROFILED_KEYS keys more typed in the same text editor right after
+  the measured ones, once the page is quiet; not during the measured keys, since sampling that
+  often costs time of its own (it would add to their latency and to their JavaScript). Each
+  function's self time, summed over the runs and divided by the keys profiled: the minified
+  function's name, its file without the hashes, line:column; a native function (a DOM method)
+  counts the style and layout it forces. (idle), (program), (garbage collector) and the bench's
+  own functions are left out.
 - Lint: fetch() of POST /api/scripts/check/ inside the page (the session's cookie and CSRF
   token, as the editor sends it) until its JSON is read, after one request to warm up; the
   server's part is requestStart to responseStart of its Resource Timing entry, and the engine
@@ -73,7 +103,10 @@ How each is measured:
 from __future__ import annotations
 
 import argparse
+import base64
+import bisect
 import gzip
+import itertools
 import json
 import math
 import re
@@ -108,11 +141,15 @@ VIEWPORT = {"width": 1280, "height": 800}
 KEY_GAP_MS = 50
 QUIET_MS = 2500  # longer than the drafts' autosave delay (2 s) and the lint's (0.4 s)
 FLAT_GAP = 48  # px between the flat blocks: more than Blockly's snap radius (28 px)
+PROFILED_KEYS = 100  # typed again for the sampling profile, after the measured keys
+SAMPLING_US = 100  # the profile's sampling interval asked for
+TOP_FUNCTIONS = 10
 
 TARGET_FIRST_SCREEN_MS = 800
 TARGET_OPEN_MS = 2000
 TARGET_SWITCH_MS = 500
 TARGET_KEY_P95_MS = 16
+TARGET_JS_PER_KEY_MS = 3  # the median key's
 TARGET_LINT_MS = 150
 FAR = 10  # a measurement this many times over its target is not repeated (unless --repeat-slow)
 LIMIT_S = 300  # the longest wait for one measurement of the blocks (--limit)
@@ -641,6 +678,233 @@ def typed_text(keys: int) -> str:
     return text[:keys]
 
 
+# ---- JavaScript per key ---------------------------------------------------------------------
+
+TRACE_CATEGORIES = ["devtools.timeline", "v8", "v8.execute"]
+# the trace's events in which V8 runs JavaScript: a call of a function from the browser (a
+# listener, an animation frame, a timer, an idle callback, an observer, a message), the
+# microtasks, a script's compilation and run; FunctionCall is the one that names the function
+JS_EVENTS = {
+    "v8.callFunction",
+    "FunctionCall",
+    "RunMicrotasks",
+    "v8.run",
+    "v8.compile",
+    "v8.compileModule",
+    "v8.evaluateModule",
+    "EvaluateScript",
+}
+STYLE_LAYOUT = {"UpdateLayoutTree", "RecalculateStyles", "Layout"}  # forced, inside JavaScript
+# what ran the JavaScript: the outermost of these around it (none: "other", such as a message)
+TRIGGERS = {
+    "EventDispatch": "events",
+    "FireAnimationFrame": "animation frames",
+    "FireIdleCallback": "idle callbacks",
+    "TimerFire": "timers",
+}
+# the profile's entries that are no function of the page's
+NOT_FUNCTIONS = {"(root)", "(idle)", "(program)", "(garbage collector)"}
+
+
+def is_gc(name: str) -> bool:
+    return name in ("MinorGC", "MajorGC") or name.startswith(("V8.GC", "BlinkGC", "CppGC"))
+
+
+class Devtools:
+    """Chromium's trace and V8's sampling profile of a page, over the DevTools protocol."""
+
+    def __init__(self, page) -> None:
+        self.page = page
+        self.session = page.context.new_cdp_session(page)
+        self.stream: str | None = None
+        self.session.on("Tracing.tracingComplete", self._complete)
+
+    def _complete(self, event: dict) -> None:
+        self.stream = event["stream"]
+
+    def trace(self, typing: Callable[[], list[dict]]) -> tuple[list[dict], list[dict]]:
+        """What `typing` returns, and the trace's events while it ran."""
+        self.stream = None
+        self.session.send(
+            "Tracing.start",
+            {
+                "transferMode": "ReturnAsStream",
+                "traceConfig": {
+                    "includedCategories": TRACE_CATEGORIES,
+                    "recordMode": "recordAsMuchAsPossible",
+                },
+            },
+        )
+        result = typing()
+        self.session.send("Tracing.end")
+        for _ in range(600):  # the browser hands the trace over once it has gathered it
+            if self.stream:
+                break
+            self.page.wait_for_timeout(50)
+        assert self.stream, "no trace from the browser within 30 s"
+        chunks = []
+        while True:
+            read = self.session.send("IO.read", {"handle": self.stream})
+            data = read["data"]
+            chunks.append(base64.b64decode(data).decode() if read.get("base64Encoded") else data)
+            if read.get("eof"):
+                break
+        self.session.send("IO.close", {"handle": self.stream})
+        trace = json.loads("".join(chunks))
+        return result, trace["traceEvents"] if isinstance(trace, dict) else trace
+
+    def profile(self, typing: Callable[[], object]) -> dict:
+        """V8's sampling profile of the page while `typing` runs."""
+        self.session.send("Profiler.enable")
+        self.session.send("Profiler.setSamplingInterval", {"interval": SAMPLING_US})
+        self.session.send("Profiler.start")
+        typing()
+        profile = self.session.send("Profiler.stop")["profile"]
+        self.session.send("Profiler.disable")
+        return profile
+
+
+def javascript_per_key(events: list[dict], keys: int) -> dict:
+    """The JavaScript the renderer's main thread (the one that dispatched the keydowns) ran for
+    each of `keys` keys, in ms ("js"), and the totals over them ("totals": "js" and "js <what
+    ran it>", "gc", "forced" style and layout, "bench"). Self times: each trace event's time
+    less its children's, counted as JavaScript when it is one of JS_EVENTS or inside one; the
+    style and layout that JavaScript forces, garbage collection (anywhere) and the bench's own
+    listeners (functions without a file: the ones Playwright evaluated) apart. Each top-level
+    task counts for the key whose keydown's task it is or follows, up to the next key's; the
+    last key's lasts as long as the median of the others."""
+    keydown = [
+        e
+        for e in events
+        if e["name"] == "EventDispatch"
+        and e.get("args", {}).get("data", {}).get("type") == "keydown"
+    ]
+    threads = {(e["pid"], e["tid"]) for e in keydown}
+    assert len(keydown) == keys and len(threads) == 1, (len(keydown), keys, threads)
+    ((pid, tid),) = threads
+    slices = sorted(
+        (
+            e
+            for e in events
+            if e.get("ph") == "X" and e["pid"] == pid and e["tid"] == tid and "dur" in e
+        ),
+        key=lambda e: (e["ts"], -e["dur"]),
+    )
+    tasks: dict[float, Counter] = {}  # a top-level task's start → ms of each kind
+    keydown_tasks: list[float] = []
+    stack: list[dict] = []
+
+    def close(frame: dict) -> None:
+        own = (frame["end"] - frame["ts"] - frame["inner"]) / 1000
+        tally = tasks.setdefault(frame["root"], Counter())
+        tally[frame["kind"]] += own
+        if frame["kind"] == "js":
+            tally[f"js {frame['trigger'] or 'other'}"] += own
+
+    for event in slices:
+        while stack and stack[-1]["end"] <= event["ts"]:
+            close(stack.pop())
+        parent = stack[-1] if stack else None
+        name, data = event["name"], event.get("args", {}).get("data", {})
+        end = event["ts"] + event["dur"]
+        above = "other"
+        if parent:
+            end = min(end, parent["end"])
+            parent["inner"] += end - event["ts"]
+            above = parent["kind"]
+        if is_gc(name) or above == "gc":
+            kind = "gc"
+        elif above == "bench":
+            kind = "bench"
+        elif name == "FunctionCall" and not data.get("url"):
+            kind = "bench"
+            if parent and parent["name"] == "v8.callFunction":
+                parent["kind"] = "bench"  # its way into V8 as well
+        elif name in JS_EVENTS:
+            kind = "js"
+        elif name in STYLE_LAYOUT and above == "js":
+            kind = "forced"
+        else:
+            kind = above
+        root = parent["root"] if parent else event["ts"]
+        if name == "EventDispatch" and data.get("type") == "keydown":
+            keydown_tasks.append(root)
+        trigger = parent and parent["trigger"]
+        stack.append(
+            {
+                "name": name,
+                "ts": event["ts"],
+                "end": end,
+                "inner": 0.0,
+                "kind": kind,
+                "root": root,
+                "trigger": trigger or TRIGGERS.get(name),
+            }
+        )
+    while stack:
+        close(stack.pop())
+
+    gaps = [b - a for a, b in itertools.pairwise(keydown_tasks)]
+    bounds = [*keydown_tasks, keydown_tasks[-1] + (median(gaps) if gaps else KEY_GAP_MS * 1000)]
+    per_key = [Counter() for _ in range(keys)]
+    for start, tally in tasks.items():
+        k = bisect.bisect_right(bounds, start) - 1
+        if 0 <= k < keys:
+            per_key[k].update(tally)
+    return {"js": [c["js"] for c in per_key], "totals": sum(per_key, Counter())}
+
+
+def self_times(profile: dict) -> Counter:
+    """Each function's own time in a sampling profile, in ms, by (name, URL, line, column),
+    the bench's own functions (evaluated by Playwright: a script without a file) left out."""
+    frames = {node["id"]: node["callFrame"] for node in profile["nodes"]}
+    times: Counter = Counter()
+    lasting = [*profile["timeDeltas"][1:], 0]  # a sample lasts until the next one
+    for node, delta in zip(profile["samples"], lasting, strict=True):
+        frame = frames[node]
+        if frame["url"] or frame["scriptId"] == "0":
+            key = (frame["functionName"], frame["url"], frame["lineNumber"], frame["columnNumber"])
+            times[key] += delta / 1000
+    return times
+
+
+def source_name(url: str) -> str:
+    """A frontend file's name without the build's hash nor the storage's."""
+    return re.sub(r"-[\w-]{8}(\.\w+)$", r"\1", asset_name(url))
+
+
+def report_javascript(report: Report, typing: dict, lines: int) -> None:
+    js, totals, keys = typing["js"], typing["js totals"], len(typing["js"])
+    report.figure("JavaScript per key, p50", percentile(js, 0.5), TARGET_JS_PER_KEY_MS)
+    report.figure("JavaScript per key, p95", percentile(js, 0.95))
+    bare = typing["bare js"]
+    report.figure(
+        f"floor (a bare EditorView, {lines:,} lines), JS per key, p50", percentile(bare, 0.5)
+    )
+    report.figure(
+        f"floor (a bare EditorView, {lines:,} lines), JS per key, p95", percentile(bare, 0.95)
+    )
+    ran = ", ".join(
+        f"{what} {totals[f'js {what}'] / keys:.2f}" for what in [*TRIGGERS.values(), "other"]
+    )
+    report.note(f"JavaScript per key, the mean: {totals['js'] / keys:.2f} ms; run by {ran}")
+    report.note(
+        f"beside it, per key: garbage collection {totals['gc'] / keys:.2f} ms, style and layout "
+        f"forced by JavaScript {totals['forced'] / keys:.2f} ms; the bench's own listeners "
+        f"{totals['bench'] / keys:.2f} ms (not counted)"
+    )
+    profiled, times = typing["profiled keys"], typing["profile"]
+    functions = [(key, ms) for key, ms in times.items() if key[0] not in NOT_FUNCTIONS]
+    report.note(
+        f"the top {TOP_FUNCTIONS} functions by self time, ms per key: a sampling profile (every "
+        f"{SAMPLING_US / 1000} ms asked) of {profiled:,} more keys typed after the measured ones"
+        f" ({sum(ms for _, ms in functions) / profiled:.2f} ms of JavaScript per key in all)"
+    )
+    for (name, url, line, column), ms in sorted(functions, key=lambda f: -f[1])[:TOP_FUNCTIONS]:
+        where = f"{source_name(url)}:{line + 1}:{column + 1}" if url else "(native)"
+        report.note(f"  {ms / profiled:6.3f}  {name or '(anonymous)'}  {where}")
+
+
 # the floors' pages: a plain <textarea>, and the same with one element beside it blinking as a
 # cursor does (on and off every 0.5 s), which has the browser draw a frame now and then unasked
 TEXTAREA = "<textarea aria-label=floor rows=20 cols=80></textarea>"
@@ -739,11 +1003,11 @@ def measure_blocks(
         context.close()
 
 
-def measure_typing(
-    browser, site: Site, r: int, args, text: str, loaded, problems
-) -> tuple[list[dict], list[dict]]:
-    """Typing `text` in the middle of the long script, in text mode, then the same in a bare
-    EditorView of the same document on the same page (the floor): each key's record of both."""
+def measure_typing(browser, site: Site, r: int, args, text: str, loaded, problems) -> dict:
+    """Typing `text` in the middle of the long script, in text mode, traced ("keys": each key's
+    record, "js": its JavaScript); then PROFILED_KEYS keys more, profiled ("profile": the
+    functions' self times); then `text` in a bare EditorView of the same document on the same
+    page (the floor), traced ("bare", "bare js")."""
     context, page, activity = logged_in_page(browser, site)
     page.goto(item_url(site, f"typing-{r}"))
     page.wait_for_selector(".otter-editor .cm-content")
@@ -754,24 +1018,38 @@ def measure_typing(
     activity.quiet(page)
     if r == 0:
         loaded["text"] = activity.assets[:]
+    devtools = Devtools(page)
     length = page.evaluate(PLACE_CURSOR, args.lines // 2)
     page.evaluate(f"() => {{ window.__otterDoc = {VIEW}.state.doc; }}")  # for the floor
-    page.evaluate(WATCH_KEYS, "editor")
-    keys = type_keys(page, text)
-    grown = page.evaluate(f"{VIEW}.state.doc.length") - length
-    assert len(keys) == len(text), (len(keys), len(text))
-    assert grown >= len(text), f"the document grew by {grown} for {len(text)} keys"
+    keys, js = traced_keys(page, devtools, "editor", text, length)
 
     activity.quiet(page)  # the typed text's lint and draft done
+    profile = devtools.profile(lambda: type_keys(page, text[:PROFILED_KEYS]))
+
+    activity.quiet(page)
     assert page.evaluate(BARE_VIEW, args.lines // 2) == length  # the same document
-    page.evaluate(WATCH_KEYS, "bare")
-    bare = type_keys(page, text)
-    grown = page.evaluate("window.__otterBare.state.doc.length") - length
-    assert len(bare) == len(text), (len(bare), len(text))
-    assert grown >= len(text), f"the bare view's document grew by {grown} for {len(text)} keys"
+    bare, bare_js = traced_keys(page, devtools, "bare", text, length)
     problems += activity.problems
     context.close()
-    return keys, bare
+    return {
+        "keys": keys,
+        "js": js,
+        "profile": self_times(profile),
+        "bare": bare,
+        "bare js": bare_js,
+    }
+
+
+def traced_keys(page, devtools: Devtools, watched: str, text: str, length: int):
+    """Typing `text` in the `watched` editor ("editor" or "bare", WATCH_KEYS) of `length`
+    characters, traced: each key's record, and the JavaScript it ran (javascript_per_key)."""
+    page.evaluate(WATCH_KEYS, watched)
+    keys, events = devtools.trace(lambda: type_keys(page, text))
+    view = VIEW if watched == "editor" else "window.__otterBare"
+    grown = page.evaluate(f"{view}.state.doc.length") - length
+    assert len(keys) == len(text), (watched, len(keys), len(text))
+    assert grown >= len(text), f"the {watched} document grew by {grown} for {len(text)} keys"
+    return keys, javascript_per_key(events, len(text))
 
 
 def measure_lint(browser, site: Site, runs: int, lint: str, problems) -> list[dict]:
@@ -921,6 +1199,13 @@ def run(site: Site, args, scripts: dict[str, str], blocks: int, report: Report) 
     bare_latencies: list[float] = []
     unchanged_keys = 0
     unchanged_bare = 0
+    javascript: dict = {
+        "js": [],
+        "js totals": Counter(),
+        "bare js": [],
+        "profile": Counter(),
+        "profiled keys": 0,
+    }
     loaded: dict[str, list[str]] = {}
     problems: list[str] = []
 
@@ -949,11 +1234,17 @@ def run(site: Site, args, scripts: dict[str, str], blocks: int, report: Report) 
                         file=sys.stderr,
                     )
 
-                keys, bare = measure_typing(browser, site, r, args, text, loaded, problems)
+                typed = measure_typing(browser, site, r, args, text, loaded, problems)
+                keys, bare = typed["keys"], typed["bare"]
                 latencies += [k["painted"] - k["at"] for k in keys]
                 unchanged_keys += sum(not k["changed"] for k in keys)
                 bare_latencies += [k["painted"] - k["at"] for k in bare]
                 unchanged_bare += sum(not k["changed"] for k in bare)
+                javascript["js"] += typed["js"]["js"]
+                javascript["js totals"] += typed["js"]["totals"]
+                javascript["bare js"] += typed["bare js"]["js"]
+                javascript["profile"] += typed["profile"]
+                javascript["profiled keys"] += min(PROFILED_KEYS, len(text))
             lint_runs = measure_lint(browser, site, args.runs, lint, problems)
         finally:
             browser.close()
@@ -988,6 +1279,7 @@ def run(site: Site, args, scripts: dict[str, str], blocks: int, report: Report) 
         report.note(
             f"{unchanged_bare} key(s) had not changed the bare view's document by the next frame"
         )
+    report_javascript(report, javascript, args.lines)
 
     print(f"\nLint, {args.lint_lines:,} lines (median of {args.runs})")
     report.figure(

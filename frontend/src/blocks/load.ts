@@ -11,8 +11,8 @@ import { sameInOrder } from "./diff";
 import { PART, cutIntoParts, numberParts } from "./parts";
 import type { ArgumentsBlock } from "./rows";
 
-/** Parts loaded before the first frame: a screen of statements and more. */
-const FIRST_PARTS = 2;
+/** Parts loaded before the first frame: a part is more statements than a screen shows. */
+const FIRST_PARTS = 1;
 /** Milliseconds of loading between two frames (at least one part each time). */
 const STEP_BUDGET = 45;
 

@@ -12,14 +12,26 @@ import type { EditorView } from "@codemirror/view";
 import type { Api } from "../api/http";
 import type { ReferenceClient } from "../api/reference";
 import { ScriptProblem, type ScriptsClient } from "../api/scripts";
-import { BlocksClient } from "../blocks/client";
-import type { EditorMode } from "../blocks/header";
+import { BlocksClient, type WorkspaceJson } from "../blocks/client";
+import { type EditorMode, openingMode } from "../blocks/header";
 import type { BlockEditor } from "../blocks/workspace";
 import { minimalChange } from "../text/change";
 import { modeBar } from "./bar";
 import "./mode.css";
 import { convertOnSubmit } from "./submit";
 import { ModeSwitcher } from "./switcher";
+
+/** Asks the server for the blocks of `textarea`'s script when it opens as blocks, before the
+ * page's editors are made, and starts loading the block editor's code: both arrive sooner. The
+ * answer goes to mountModes (`early`). */
+export function openEarly(textarea: HTMLTextAreaElement, options: Pick<ModeOptions, "client" | "blocksUrl" | "unblocksUrl" | "fallback">): ModeOptions["early"] {
+  const text = textarea.value;
+  if (openingMode(text, options.fallback) !== "visual") return undefined;
+  void import("../blocks/workspace");
+  const workspace = new BlocksClient(options.client, { blocks: options.blocksUrl, unblocks: options.unblocksUrl }).toBlocks(text);
+  workspace.catch(() => {}); // a refusal is said when the blocks are shown
+  return { text, workspace };
+}
 
 export interface ModeOptions {
   /** The page's API client. */
@@ -30,6 +42,8 @@ export interface ModeOptions {
   scripts: ScriptsClient;
   reference: ReferenceClient;
   fallback: EditorMode;
+  /** The blocks asked for early (openEarly). */
+  early?: { text: string; workspace: Promise<WorkspaceJson> };
 }
 
 export interface Modes {
@@ -53,7 +67,7 @@ export function mountModes(textarea: HTMLTextAreaElement, view: EditorView, opti
   const bar = modeBar(document, (mode) => void switcher.choose(mode));
   textEditor.insertAdjacentElement("beforebegin", bar.bar);
   const blocksHost = document.createElement("div");
-  blocksHost.className = "otter-blocks otter-mode-hidden";
+  blocksHost.className = "otter-blocks otter-mode-shelved";
   textEditor.insertAdjacentElement("afterend", blocksHost);
 
   const current = () => view.state.doc.toString();
@@ -82,9 +96,10 @@ export function mountModes(textarea: HTMLTextAreaElement, view: EditorView, opti
           throw error;
         })),
     preload: () => void import("../blocks/workspace"),
+    early: options.early,
     display(mode) {
       textEditor.classList.toggle("otter-mode-hidden", mode !== "text");
-      blocksHost.classList.toggle("otter-mode-hidden", mode !== "visual");
+      blocksHost.classList.toggle("otter-mode-shelved", mode !== "visual");
       bar.press(mode);
       textarea.form?.setAttribute("data-editor-mode", mode);
       if (mode === "visual") switcher.editor?.resize();

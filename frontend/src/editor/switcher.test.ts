@@ -42,6 +42,19 @@ describe("ModeSwitcher", () => {
     expect([made.mode, shown]).toEqual(["visual", ["visual"]]);
   });
 
+  test("test_switch_opens_with_the_blocks_asked_for_early_only_while_the_text_is_theirs", async () => {
+    const early = { text: "Log-Information hi;", workspace: Promise.resolve(workspace("early")) };
+    const { made, editor, converter } = switcher("Log-Information hi;", { early });
+    await made.show("visual");
+    expect(converter.toBlocks).not.toHaveBeenCalled();
+    expect(editor.load).toHaveBeenCalledWith(workspace("early"));
+
+    const other = switcher("Log-Information changed;", { early });
+    await other.made.show("visual");
+    expect(other.converter.toBlocks).toHaveBeenCalledWith("Log-Information changed;");
+    expect(other.editor.load).toHaveBeenCalledWith(workspace("Log-Information changed;"));
+  });
+
   test("test_switch_keeps_text_that_does_not_parse_as_text_and_points_at_its_error", async () => {
     const problem = new ScriptProblem("does not parse", [
       { line: 1, column: 5, end_line: 1, end_column: 6, severity: "error", message: "expected ;", code: "syntax" },

@@ -31,6 +31,9 @@ export interface SwitcherParts {
   blockEditor(): Promise<Blocks>;
   /** Starts loading the block editor's code while the server converts. */
   preload?(): void;
+  /** The server's blocks of a text, asked for before the page's editors were made (the script
+   * opens as blocks): used when the text is still that. */
+  early?: { text: string; workspace: Promise<WorkspaceJson> };
   /** Shows `mode` on the page (the block editor measures its place once it shows). */
   display(mode: EditorMode): void;
   say(text: string, tone?: Tone): void;
@@ -82,8 +85,10 @@ export class ModeSwitcher {
     parts.say("Opening as blocks…");
     parts.preload?.(); // the block editor's code arrives while the server converts
     let workspace: WorkspaceJson;
+    const { early } = parts;
+    parts.early = undefined; // asked for once, for the opening
     try {
-      workspace = await parts.converter.toBlocks(text);
+      workspace = await (early?.text === text ? early.workspace : parts.converter.toBlocks(text));
     } catch (error) {
       parts.pointAt(error);
       parts.say(`Stays as text: ${describeProblem(error)}. Fix the errors marked in the text to see it as blocks.`, "bad");

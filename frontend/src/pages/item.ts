@@ -8,7 +8,7 @@
 import "../text/editor.css";
 import { api, csrfToken } from "../api/http";
 import type { EditorMode } from "../blocks/header";
-import { mountModes } from "../editor/mode";
+import { mountModes, openEarly } from "../editor/mode";
 import { mountItemDrafts } from "../drafts/page";
 import { mountItemRun } from "../run/page";
 import { mountMenu } from "../site/menu";
@@ -25,6 +25,17 @@ if (field && textarea) {
   textarea.form?.classList.add("has-text-editor");
   field.classList.add("text-editor-field");
   const language = (data.language as EditorLanguage) || "plain";
+  const blocks =
+    language === "otterscript" && data.blocksUrl && data.unblocksUrl
+      ? {
+          client,
+          blocksUrl: data.blocksUrl,
+          unblocksUrl: data.unblocksUrl,
+          fallback: (data.defaultMode as EditorMode) || "visual",
+        }
+      : null;
+  // a script that opens as blocks asks for them before the text editor is made
+  const early = blocks ? openEarly(textarea, blocks) : undefined;
   const text = mountTextEditor(textarea, {
     language,
     client,
@@ -34,15 +45,8 @@ if (field && textarea) {
     namesUrl: data.namesUrl,
     raft: data.raft,
   });
-  if (language === "otterscript" && data.blocksUrl && data.unblocksUrl) {
-    const modes = mountModes(textarea, text.view, {
-      client,
-      scripts: text.scripts,
-      reference: text.reference,
-      blocksUrl: data.blocksUrl,
-      unblocksUrl: data.unblocksUrl,
-      fallback: (data.defaultMode as EditorMode) || "visual",
-    });
+  if (blocks) {
+    const modes = mountModes(textarea, text.view, { ...blocks, scripts: text.scripts, reference: text.reference, early });
     // for the browser tests and the benchmark
     Object.assign(field, { otterModes: modes });
   }

@@ -47,6 +47,7 @@ test("test_field_content_attributes_carry_the_textareas_name_and_state", () => {
   expect(contentAttributes(textarea())).toEqual({
     "aria-multiline": "true",
     spellcheck: "false",
+    tabindex: "0",
     "aria-labelledby": "id_content-label",
     "aria-describedby": "content-help",
     "aria-invalid": "true",

@@ -31,7 +31,9 @@ export function keepAsField(textarea: HTMLTextAreaElement, view: EditorView): vo
 
 /** The textarea's name for assistive technology, carried over to the editor's content. */
 export function contentAttributes(textarea: HTMLTextAreaElement): Record<string, string> {
-  const attributes: Record<string, string> = { "aria-multiline": "true", spellcheck: "false" };
+  // tabindex: the text is in the tab order as its contenteditable already is, said outright so
+  // that a checker sees the editor's scrolling region holds something focusable
+  const attributes: Record<string, string> = { "aria-multiline": "true", spellcheck: "false", tabindex: "0" };
   const label = textarea.labels?.[0];
   if (label) {
     if (!label.id) label.id = `${textarea.id}-label`;
