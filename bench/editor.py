@@ -36,7 +36,7 @@ How each is measured:
   the chain with FLAT_GAP px between them (no block is bumped); the workspace emptied by loading
   no blocks, the page left quiet, then the editor's load() of the flat blocks timed in the page
   until the frame after it has resolved (every block in) is painted. (The editor's load puts
-  the top blocks in as it puts parts: the first at once, then 45 ms of them a frame.)
+  the top blocks in as it puts parts: the first at once, then 60 ms of them a frame.)
 - Switching: `otterModes.show(mode)` called in the page, timed until the frame after it has
   resolved is painted (as above) and, to the blocks, until the frame after every block is in
   is painted. Each direction unchanged, and after an edit (a log block's

@@ -14,7 +14,7 @@ import type { ArgumentsBlock } from "./rows";
 /** Parts loaded before the first frame: a part is more statements than a screen shows. */
 const FIRST_PARTS = 1;
 /** Milliseconds of loading between two frames (at least one part each time). */
-const STEP_BUDGET = 45;
+const STEP_BUDGET = 60;
 
 /** A script being loaded into a workspace. */
 export class Loading {
