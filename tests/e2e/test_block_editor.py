@@ -40,10 +40,14 @@ def corpus_with_comments(count: int = 4) -> list[Path]:
     return chosen
 
 
-@pytest.fixture
-def site(tmp_path, services):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, services):
+    """One site for the module's tests (starting one is most of a test's time): each test works
+    on items of its own."""
     with served_with_raft(
-        tmp_path, "ops", {"deploy": SCRIPT, "textual": TEXTUAL, "broken": BROKEN}
+        tmp_path_factory.mktemp("site"),
+        "ops",
+        {"deploy": SCRIPT, "textual": TEXTUAL, "broken": BROKEN, "kept": SCRIPT},
     ) as site:
         yield site
 
@@ -408,7 +412,7 @@ def test_block_editor_keeps_blocks_that_make_no_script_in_the_browser_and_offers
     }}"""
     with watched_page(site) as (page, watch):
         watch.expect(f"{site.base}/api/scripts/unblocks/")  # refused while the blocks are broken
-        page.goto(f"{site.base}/rafts/ops/deploy/")
+        page.goto(f"{site.base}/rafts/ops/kept/")
         wait_for_mode(page, "visual")
         page.evaluate(edit, broken)
         kept = page.locator(".otter-draft-saved", has_text="Kept in this browser only")
