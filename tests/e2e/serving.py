@@ -290,7 +290,8 @@ class Site:
             headers={"Authorization": f"Token {self.token}", "Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=10) as response:
-            return json.loads(response.read())
+            answer = response.read()
+        return json.loads(answer) if answer else None  # (204: nothing)
 
     def add_raft(self, name: str, scripts: dict[str, str]) -> None:
         """A raft with OtterScript scripts (item name -> text), made through the API."""

@@ -19,16 +19,31 @@ SCRIPT = "##AH:UseTextMode\n\nLog-Information starting;\n"
 PAGE = "/rafts/ops/deploy/"
 
 
-@pytest.fixture
-def site(tmp_path, services):
-    with served_with_raft(tmp_path, "ops", {"deploy": SCRIPT}) as site:
+@pytest.fixture(scope="module")
+def served(tmp_path_factory, services):
+    with served_with_raft(tmp_path_factory.mktemp("site"), "ops", {}) as site:
         yield site
 
 
-def stored(site: Site) -> dict:
+@pytest.fixture
+def site(served):
+    """The module's site (starting one is most of a test's time) with the item made afresh: its
+    versions, drafts and conflicts are the test's own."""
+    old = stored(served)
+    if old:
+        served.api("DELETE", f"/api/raft-items/{old['id']}/")
+    served.api(
+        "POST",
+        "/api/raft-items/",
+        {"raft": "ops", "name": "deploy", "kind": "script", "content": SCRIPT},
+    )
+    return served
+
+
+def stored(site: Site) -> dict | None:
     items = site.api("GET", "/api/raft-items/?" + urllib.parse.urlencode({"raft": "ops"}))
     items = items["results"] if isinstance(items, dict) else items
-    return next(item for item in items if item["name"] == "deploy")
+    return next((item for item in items if item["name"] == "deploy"), None)
 
 
 def has_draft(site: Site) -> bool:

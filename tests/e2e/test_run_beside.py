@@ -27,11 +27,12 @@ MODES = "document.querySelector('[data-text-editor]').otterModes"
 PANEL = "section#otter-run"
 
 
-@pytest.fixture
-def site(tmp_path, services):
-    with served_with_raft(
-        tmp_path, "ops", {"deploy": SCRIPT, "blocky": BLOCKS, "wait": WAIT}
-    ) as site:
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, services):
+    """One site for the module's tests (starting one is most of a test's time): each test runs
+    items of its own."""
+    items = {"deploy": SCRIPT, "blocky": BLOCKS, "wait": WAIT, "refused": SCRIPT}
+    with served_with_raft(tmp_path_factory.mktemp("site"), "ops", items) as site:
         yield site
 
 
@@ -161,7 +162,7 @@ def test_run_beside_cancels_a_long_run(site) -> None:
 
 def test_run_beside_refused_says_why_on_the_page(site) -> None:
     with watched_page(site) as (page, watch):
-        url = open_item(page, site, "deploy")
+        url = open_item(page, site, "refused")
         # the 400s: the run refused (twice) at the item's run address, the lint of text that
         # does not parse
         watch.expect(f"{url}-/run/")
@@ -185,8 +186,9 @@ def test_run_beside_refused_says_why_on_the_page(site) -> None:
         )
         page.wait_for_selector(".cm-lintRange-error")
         assert run.locator(".errorlist").count() == 1  # the last refusal only
-        assert "ops::deploy:6:" in run.locator(".errorlist").text_content()
+        assert "ops::refused:6:" in run.locator(".errorlist").text_content()
         assert panel(page).count() == 0
-        assert len(site.api("GET", "/api/executions/")["results"]) == 0
+        executions = site.api("GET", "/api/executions/")["results"]
+        assert [e for e in executions if e["job"]["name"] == "ops::refused"] == []
         check_accessibility(page)
         watch.check("the item page")
