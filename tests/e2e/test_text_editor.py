@@ -14,9 +14,12 @@ from tests.e2e.serving import Site, served_with_raft
 SCRIPT = "##AH:UseTextMode\n\nLog-Information starting;\n"
 
 
-@pytest.fixture
-def site(tmp_path, services):
-    with served_with_raft(tmp_path, "ops", {"deploy": SCRIPT}) as site:
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, services):
+    """One site for the module's tests (starting one is most of a test's time): each test edits
+    an item of its own."""
+    items = {"deploy": SCRIPT, "completing": SCRIPT, "bundled": SCRIPT}
+    with served_with_raft(tmp_path_factory.mktemp("site"), "ops", items) as site:
         yield site
 
 
@@ -122,7 +125,7 @@ def test_text_editor_completes_the_inventorys_variables_and_the_rafts_modules(si
         page.on(
             "request", lambda r: asked.append(r.url) if "/api/scripts/names/" in r.url else None
         )
-        page.goto(f"{site.base}/rafts/ops/deploy/")
+        page.goto(f"{site.base}/rafts/ops/completing/")
         page.wait_for_selector(".cm-editor .cm-content")
         page.click(".cm-content")
         page.keyboard.press("Control+End")
@@ -147,7 +150,7 @@ def test_text_editor_page_loads_each_bundle_file_once_and_is_accessible(site) ->
     with watched_page(site) as (page, watch):
         requested: list[str] = []
         page.on("request", lambda request: requested.append(request.url))
-        page.goto(f"{site.base}/rafts/ops/deploy/")
+        page.goto(f"{site.base}/rafts/ops/bundled/")
         page.wait_for_selector(".cm-editor .cm-content")
         page.wait_for_function(
             "document.querySelector('.otter-editor-status').textContent === 'No problems found'"
