@@ -173,14 +173,17 @@ def newest_shown(page) -> int:
 
 def walk_rows(page) -> list[dict]:
     """Every line row from the top of the (fully expanded) log to its bottom, by scrolling the
-    scroller a half screen at a time: one entry per position in the content, so a line drawn
-    twice shows twice."""
+    scroller three quarters of a screen at a time (each screen overlaps the last): one entry per
+    position in the content, so a line drawn twice shows twice."""
     page.click("#log-expand-all")
     page.wait_for_timeout(300)
     by_place: dict[int, dict] = {}
     page.evaluate("() => document.querySelector('#log .log-scroller').scrollTop = 0")
     while True:
-        page.wait_for_timeout(60)
+        # the rows of the new place are drawn in the next frame
+        page.evaluate(
+            "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+        )
         for _ in range(100):  # rows still to be fetched are drawn once they come
             rows = drawn_rows(page)
             if all(row["text"] for row in rows):
@@ -193,7 +196,7 @@ def walk_rows(page) -> list[dict]:
             return [by_place[at] for at in sorted(by_place)]
         page.evaluate(
             "(step) => document.querySelector('#log .log-scroller').scrollTop += step",
-            state["view"] // 2,
+            state["view"] * 3 // 4,
         )
 
 
