@@ -302,27 +302,34 @@ def corpus_with_two_sets(count: int = 3) -> list[tuple[Path, list[int]]]:
     return chosen
 
 
+def open_as_blocks(page, site: Site, path: Path, name: str) -> tuple[list[str], list[int]]:
+    """The corpus script at `path` stored as `name` and opened as blocks: its lines, and the
+    numbers of those that start a `set` statement, in the order of the `set` blocks."""
+    original = path.read_text(encoding="utf-8")
+    site.api(
+        "POST",
+        "/api/raft-items/",
+        {"raft": "ops", "name": name, "kind": "script", "content": original},
+    )
+    page.goto(f"{site.base}/rafts/ops/{name}/")
+    wait_for_mode(page, "visual")
+    lines = original.split("\n")
+    order = [
+        number
+        for number, line in enumerate(lines)
+        if re.match(r"^\s*set \$", line) and not line.strip().startswith("#")
+    ]
+    return lines, order
+
+
 def test_block_editor_saves_corpus_scripts_changed_only_where_blocks_were_edited(site) -> None:
     scripts = corpus_with_two_sets()
     assert len(scripts) == 3
     with watched_page(site) as (page, watch):
         for path, (changed, deleted) in ((path, sets[:2]) for path, sets in scripts):
-            original = path.read_text(encoding="utf-8")
-            lines = original.split("\n")
             name = f"edited-{path.stem}"
-            site.api(
-                "POST",
-                "/api/raft-items/",
-                {"raft": "ops", "name": name, "kind": "script", "content": original},
-            )
-            page.goto(f"{site.base}/rafts/ops/{name}/")
-            wait_for_mode(page, "visual")
+            lines, order = open_as_blocks(page, site, path, name)
             # the blocks of the two statements, by their place among the `set` blocks
-            order = [
-                number
-                for number, line in enumerate(lines)
-                if re.match(r"^\s*set \$", line) and not line.strip().startswith("#")
-            ]
             page.evaluate(
                 f"""() => {{
                     const space = {MODES}.blocks().workspace;
@@ -351,22 +358,9 @@ def test_block_editor_saves_corpus_scripts_changed_only_where_blocks_were_moved_
 ) -> None:
     with watched_page(site) as (page, watch):
         for path, sets in corpus_with_two_sets():
-            original = path.read_text(encoding="utf-8")
-            lines = original.split("\n")
             moved = sets[0]
             name = f"moved-{path.stem}"
-            site.api(
-                "POST",
-                "/api/raft-items/",
-                {"raft": "ops", "name": name, "kind": "script", "content": original},
-            )
-            page.goto(f"{site.base}/rafts/ops/{name}/")
-            wait_for_mode(page, "visual")
-            order = [
-                number
-                for number, line in enumerate(lines)
-                if re.match(r"^\s*set \$", line) and not line.strip().startswith("#")
-            ]
+            lines, order = open_as_blocks(page, site, path, name)
             # the `set` block moved after the script's last statement, a log block added after it
             page.evaluate(
                 f"""() => {{

@@ -43,23 +43,16 @@ export class Loading {
   /** Loads `count` parts (or until `budget` ms have passed, after the first). */
   load(count = Infinity, budget = Infinity): void {
     const start = performance.now();
-    Blockly.Events.disable();
-    try {
+    withoutEvents(() => {
       for (let loaded = 0; loaded < count && this.queue.length; loaded++) {
         if (loaded && performance.now() - start > budget) break;
         const { part, stack } = this.queue.shift()!;
-        const made = Blockly.serialization.blocks.append(part as Blockly.serialization.blocks.State, this.workspace, { recordUndo: false });
+        const made = append(part, this.workspace);
         this.lastPart[stack]?.nextConnection?.connect(made.previousConnection!);
         this.lastPart[stack] = made;
-        // done later (as a field change asks), each would look like an edit and be checked by the
-        // server
-        for (const block of made.getDescendants(false))
-          if (block.type === "otter_operation_call") (block as unknown as Partial<ArgumentsBlock>).syncArguments?.();
       }
       numberParts(this.workspace);
-    } finally {
-      Blockly.Events.enable();
-    }
+    });
     if (this.complete) this.finished();
     else this.schedule();
   }
@@ -92,12 +85,7 @@ const loadings = new WeakMap<Blockly.Workspace, Loading>();
  * frame apart. Undo starts afresh and the view is at the top. */
 export function loadBlocks(workspace: Blockly.Workspace, json: WorkspaceJson): Loading {
   loadings.get(workspace)?.stop();
-  Blockly.Events.disable();
-  try {
-    workspace.clear();
-  } finally {
-    Blockly.Events.enable();
-  }
+  withoutEvents(() => workspace.clear());
   const loading = new Loading(workspace, json);
   loadings.set(workspace, loading);
   loading.load(FIRST_PARTS);
@@ -124,8 +112,7 @@ export function updateBlocks(workspace: Blockly.Workspace, json: WorkspaceJson):
   );
   if (!steps || 2 * steps.filter((step) => step.kind === "keep").length < Math.min(blocks.length, statements.length)) return false;
 
-  Blockly.Events.disable();
-  try {
+  withoutEvents(() => {
     const first = blocks[0];
     const place = first.getRelativeToSurfaceXY();
     const firstPart = first.getParent(); // when there are parts
@@ -134,7 +121,7 @@ export function updateBlocks(workspace: Blockly.Workspace, json: WorkspaceJson):
       if (step.kind === "keep") previous = blocks[step.old];
       else if (step.kind === "remove") blocks[step.old].dispose(true);
       else {
-        const made = Blockly.serialization.blocks.append(statements[step.new] as Blockly.serialization.blocks.State, workspace, { recordUndo: false });
+        const made = append(statements[step.new], workspace);
         const at = previous ? previous.nextConnection : firstPart?.getInput("BODY")?.connection;
         if (at) at.connect(made.previousConnection!); // what followed it goes after the new block
         else {
@@ -143,18 +130,34 @@ export function updateBlocks(workspace: Blockly.Workspace, json: WorkspaceJson):
           const now = made.getRelativeToSurfaceXY();
           made.moveBy(place.x - now.x, place.y - now.y);
         }
-        for (const block of made.getDescendants(false))
-          if (block.type === "otter_operation_call") (block as unknown as Partial<ArgumentsBlock>).syncArguments?.();
         previous = made;
       }
     }
     for (const part of workspace.getBlocksByType(PART, false)) if (!part.getInputTargetBlock("BODY")) part.dispose(true);
     numberParts(workspace);
+  });
+  workspace.clearUndo();
+  return true;
+}
+
+/** `json`'s block added to `workspace` (events must be off), its operation blocks' argument rows
+ * made from the reference now: done later (as a field change asks), each would look like an edit
+ * and be checked by the server. */
+function append(json: BlockJson, workspace: Blockly.Workspace): Blockly.Block {
+  const made = Blockly.serialization.blocks.append(json as Blockly.serialization.blocks.State, workspace, { recordUndo: false });
+  for (const block of made.getDescendants(false))
+    if (block.type === "otter_operation_call") (block as unknown as Partial<ArgumentsBlock>).syncArguments?.();
+  return made;
+}
+
+/** Runs `change` without events: nothing of it is an edit to check or undo. */
+export function withoutEvents(change: () => void): void {
+  Blockly.Events.disable();
+  try {
+    change();
   } finally {
     Blockly.Events.enable();
   }
-  workspace.clearUndo();
-  return true;
 }
 
 /** A block's JSON as a string that is the same for the same block: its keys in order, no ids. */

@@ -1,9 +1,9 @@
 // The script the workspace shows: its blocks loaded (load.ts, in parts) and read back (read.ts),
 // the header lines it was loaded with, and whether its blocks differ from those loaded.
 
-import * as Blockly from "blockly/core";
+import type * as Blockly from "blockly/core";
 import type { WorkspaceJson } from "./client";
-import { type Loading, finishLoading, loadBlocks, updateBlocks } from "./load";
+import { type Loading, finishLoading, loadBlocks, updateBlocks, withoutEvents } from "./load";
 import { numberParts } from "./parts";
 import { readBlocks } from "./read";
 
@@ -70,15 +70,5 @@ export class WorkspaceScript {
     if (this.touched) return true;
     if (!this.baseline) return false; // still loading, untouched: the script as it came
     return JSON.stringify(this.save().blocks) !== this.baseline;
-  }
-}
-
-/** Runs `change` without events: nothing of it is an edit to check or undo. */
-function withoutEvents(change: () => void): void {
-  Blockly.Events.disable();
-  try {
-    change();
-  } finally {
-    Blockly.Events.enable();
   }
 }
