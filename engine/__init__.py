@@ -25,7 +25,14 @@ from engine.agents import (
 )
 from engine.agents.local import run_environment
 from engine.ast import Script, called_modules, named_targets, targets_servers
-from engine.blocks import RAW, STATEMENT_TYPES, BlocksError, from_blocks, to_blocks
+from engine.blocks import (
+    RAW,
+    STATEMENT_TYPES,
+    BlocksError,
+    from_blocks,
+    text_of_blocks,
+    to_blocks,
+)
 from engine.checks import check
 from engine.configuration import (
     CombinedPlan,
@@ -128,6 +135,7 @@ __all__ = [
     "run",
     "run_environment",
     "targets_servers",
+    "text_of_blocks",
     "to_blocks",
     "to_text",
 ]

@@ -32,7 +32,11 @@ Values = dict[str, Any]  # JSON settings by name, or a statement's field values 
 
 
 class BlockReader:
-    def __init__(self) -> None:
+    """Reads blocks into statements; with ``key``, keeps only the text sealed with it (see
+    engine.blocks.source)."""
+
+    def __init__(self, key: bytes | None = None) -> None:
+        self.key = key
         self.diagnostics: list[Diagnostic] = []
         self.depth = 0
 
@@ -96,7 +100,7 @@ class BlockReader:
             "description": description,
             "trailing_comment": self.trailing(extra, what),
             "blank_line_before": bool(extra.get("blankLineBefore")),
-            "kept": read_kept(extra.get("source"), what),
+            "kept": read_kept(extra.get("source"), what, self.key),
         }
 
     # one method per block type: the values of its statement's own fields

@@ -9,8 +9,9 @@ its last ``}``) and, in each body, the white space before its first statement an
 Each piece lands in the block of the statement it belongs to (``extraState.source``), so no
 text is held twice, and the script's in the workspace (``otterscript.source``):
 
-    {"sign": "3f…", "depth": 1, "before": "\\n    ", "text": "Log-Information done;  # ok"}
-    {"sign": "9a…", "depth": 0, "before": "\\n\\n", "frame": ["# Deploy\\nif $a {", "}"],
+    {"sign": "3f…", "seal": "c1…", "depth": 1, "before": "\\n    ",
+     "text": "Log-Information done;  # ok"}
+    {"sign": "9a…", "seal": "07…", "depth": 0, "before": "\\n\\n", "frame": ["# Deploy\\nif $a {", "}"],
      "bodies": [["\\n    ", "\\n"]]}
     {"head": "##AH:UseTextMode", "lead": "\\n\\n", "tail": "\\n", "indent": "    "}
 
@@ -18,10 +19,19 @@ text is held twice, and the script's in the workspace (``otterscript.source``):
 for a body that had no statement (its ``tail`` is then all of its inside). ``read_kept`` and
 ``read_kept_script`` read them back, refusing what is not white space where only white space
 can be (a gap, a lead, a tail) and a head that is not headers.
+
+The blocks go to a browser and come back, so what a piece says of its statement's text can be
+changed on the way. Given a key, ``cut`` seals each piece (``seal``: a digest, keyed, of its
+signature and its text) and ``read_kept`` keeps only a piece whose seal is right: text kept is
+then text that was parsed into a statement of that signature, and reads as it. The statements
+written anew are all a server has to parse again (``engine.blocks.text_of_blocks``).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import re
 from collections import Counter
 from typing import Any
@@ -41,14 +51,17 @@ class Mismatch(Exception):
     parsed from, or the script was changed since)."""
 
 
-def cut(script: ast.Script, text: str) -> tuple[Piece, dict[int, Piece]] | None:
-    """The workspace's piece and each statement's (by ``id``) of a script parsed from ``text``;
-    None when its statements' spans do not lay out the text (a tree changed since)."""
+def cut(
+    script: ast.Script, text: str, key: bytes | None = None
+) -> tuple[Piece, dict[int, Piece]] | None:
+    """The workspace's piece and each statement's (by ``id``) of a script parsed from ``text``,
+    sealed with ``key`` when there is one; None when its statements' spans do not lay out the
+    text (a tree changed since)."""
     if (script.span.end if script.span else 0) != len(text):
         raise ValueError("the source is not the text the script was parsed from")
     try:
         head_end = _headers_end(script.headers, text)
-        cutter = _Cutter(text)
+        cutter = _Cutter(text, key)
         lead, tail = cutter.body(script.body, head_end, len(text), 0, "")
     except Mismatch:
         return None
@@ -78,9 +91,17 @@ def _skip_white(text: str, position: int) -> int:
     return position
 
 
+def seal(key: bytes, sign: str, text: str | None, frame: tuple[str, ...] | list[str]) -> str:
+    """The seal of a piece: its signature and its text (or frame), digested with ``key``."""
+    content = "\0".join([sign, "text" if text is not None else "frame", text or "", *frame])
+    digest = hashlib.blake2b(content.encode("utf-8", "surrogatepass"), key=key, digest_size=12)
+    return base64.urlsafe_b64encode(digest.digest()).decode()
+
+
 class _Cutter:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, key: bytes | None) -> None:
         self.text = text
+        self.key = key
         self.pieces: dict[int, Piece] = {}
         # How much further in the statements of a body stand than their parent, counted.
         self.steps: Counter[str] = Counter()
@@ -125,6 +146,10 @@ class _Cutter:
                 self.frame(statement, piece, bodies, begin, end, depth, indentation)
             else:
                 piece["text"] = text[begin:end]
+            if self.key is not None:
+                piece["seal"] = seal(
+                    self.key, piece["sign"], piece.get("text"), piece.get("frame", ())
+                )
             self.pieces[id(statement)] = piece
             position = end
         tail = text[position:close]
@@ -204,8 +229,9 @@ class _Cutter:
 # ---- reading them back --------------------------------------------------------------------------
 
 
-def read_kept(value: Any, what: str) -> ast.Kept | None:
-    """A block's ``extraState.source`` (None when it has none)."""
+def read_kept(value: Any, what: str, key: bytes | None = None) -> ast.Kept | None:
+    """A block's ``extraState.source``: None when it has none, or, given a key, when its seal
+    is not that of its text (it was not cut with that key, or was changed since)."""
     if value is None:
         return None
     where = f"the source of {what}"
@@ -229,6 +255,10 @@ def read_kept(value: Any, what: str) -> ast.Kept | None:
             raise BlocksError(f"a body of {where} is [lead, tail], not {len(pair)} items")
         lead = None if pair[0] is None else _white(pair[0], f"the lead of a body of {where}")
         bodies.append((lead, _white(pair[1], f"the tail of a body of {where}")))
+    if key is not None and not hmac.compare_digest(
+        str(piece.get("seal")), seal(key, sign, text, frame)
+    ):
+        return None
     before = piece.get("before")
     return ast.Kept(
         signature=sign,

@@ -22,6 +22,7 @@ __all__ = [
     "format_condition",
     "format_expression",
     "format_script",
+    "format_script_changes",
     "format_statement",
     "signature",
     "variable_written",
@@ -44,3 +45,15 @@ def format_script(script: ast.Script) -> str:
     with nesting_guard(script, script.name):
         writer.body(script.body, 0)
     return writer.text()
+
+
+def format_script_changes(script: ast.Script) -> tuple[str, list[tuple[str, ast.Statement]]]:
+    """The text of a script from blocks that carries the layout of its text (``format_script``),
+    and each statement in it written anew (added or changed) with its text, placed after as many
+    line breaks and spaces as stand before it in the text (so that positions in it are the
+    text's): the parts of the text that do not come from the text kept."""
+    if script.kept is None:
+        raise ValueError("the script keeps no text: all of it is written anew")
+    with nesting_guard(script, script.name):
+        writer = KeptWriter(script.kept)
+        return writer.script(script), writer.anew()

@@ -38,12 +38,32 @@ class KeptWriter(Writer):
         self.frame: ast.Kept | None = None
         self.next_body = 0
         self.crlf = False  # every line break kept is \r\n (see script)
+        # The statements written anew (not inside another written anew): where each starts and
+        # ends, as (line, column) in ``lines``.
+        self.written_anew: list[tuple[ast.Statement, tuple[int, int], tuple[int, int]]] = []
+        self.inside_anew = 0
 
     def text(self) -> str:
         if not self.crlf:
             return "\n".join(self.lines)
         ended = [line if line.endswith("\r") else line + "\r" for line in self.lines[:-1]]
         return "\n".join([*ended, self.lines[-1]])
+
+    def anew(self) -> list[tuple[str, ast.Statement]]:
+        """Each statement written anew (see ``written_anew``) with its text, after as many line
+        breaks and spaces as there are lines and characters before it in the text, so that a
+        position in it is one in the text."""
+        found = []
+        lines = self.lines
+        for statement, (first, column), (last, end) in self.written_anew:
+            if first == last:
+                text = lines[first][column:end]
+            else:
+                text = "\n".join(
+                    [lines[first][column:], *lines[first + 1 : last], lines[last][:end]]
+                )
+            found.append(("\n" * first + " " * column + text, statement))
+        return found
 
     def raw(self, text: str) -> None:
         """Write ``text`` as it is, from the end of the last line."""
@@ -172,7 +192,12 @@ class KeptWriter(Writer):
         saved = self.prefix, self.depth, self.frame, self.next_body
         self.prefix, self.depth, self.frame, self.next_body = inner, depth, kept, 0
         self.glue = True
+        start = len(self.lines) - 1, len(self.lines[-1])
+        self.inside_anew += 1
         self.statement(statement, 0)
+        self.inside_anew -= 1
+        if not self.inside_anew:
+            self.written_anew.append((statement, start, (len(self.lines) - 1, len(self.lines[-1]))))
         self.prefix, self.depth, self.frame, self.next_body = saved
 
     def block(self, body: ast.Body, indent: int) -> None:

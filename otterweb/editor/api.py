@@ -5,9 +5,8 @@ is not what an endpoint takes, 400 with a message."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from django.conf import settings
+from django.utils.crypto import salted_hmac
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import Throttled
@@ -23,6 +22,7 @@ from engine import (
     format_script,
     from_blocks,
     parse,
+    text_of_blocks,
     to_blocks,
 )
 from otterweb.api.bodies import DeepJSONRenderer, WorkspaceJSONParser
@@ -69,6 +69,12 @@ ScriptInput = inline_serializer(
 WorkspaceInput = inline_serializer("WorkspaceInput", {"workspace": serializers.DictField()})
 
 
+def blocks_key() -> bytes:
+    """The key that seals the text blocks keep (engine.blocks): text kept by blocks that come
+    back from a browser is written back only when this server cut it."""
+    return salted_hmac("otterweb.editor.blocks", "the text blocks keep").digest()
+
+
 def _script(request) -> str:
     text = request.data.get("script") if isinstance(request.data, dict) else None
     if not isinstance(text, str):
@@ -103,7 +109,7 @@ class BlocksView(ScriptView):
         text = _script(request)
         # each block keeps the text it came from, so that writing the blocks back changes only
         # the statements edited (engine.blocks), with the text's own line breaks
-        return Response({"workspace": to_blocks(parse(text), source=text)})
+        return Response({"workspace": to_blocks(parse(text), source=text, key=blocks_key())})
 
 
 class UnblocksView(ScriptView):
@@ -118,29 +124,19 @@ class UnblocksView(ScriptView):
         if not isinstance(workspace, dict):
             raise serializers.ValidationError({"workspace": ["a Blockly workspace (JSON object)"]})
         try:
-            script = from_blocks(workspace)
-            text = format_script(script)
+            script = from_blocks(workspace, key=blocks_key())
         except BlocksError as error:
             raise serializers.ValidationError({"workspace": [str(error)]}) from None
+        try:
+            # a name, or the text of a block of another editor's making, can make text that
+            # does not parse
+            text = text_of_blocks(script)
+        except OtterSyntaxError as error:
+            raise parse_failure(error, name="the text of the blocks", field="workspace") from None
         size = len(text.encode("utf-8"))
         if size > script_limit():
             raise serializers.ValidationError({"workspace": [too_large(size, "its script")]})
-        read = _parse_blocks_text(text)
-        if script.kept is not None and read != script:
-            # the text the blocks kept (it comes from the browser) does not read as the blocks
-            # say: the blocks win, written canonically
-            text = format_script(replace(script, kept=None))
-            _parse_blocks_text(text)
         return Response({"script": text})
-
-
-def _parse_blocks_text(text: str):
-    """The tree of the text written from blocks; 400 when it does not parse (a name or a raw
-    block's text can make text that reads otherwise)."""
-    try:
-        return parse(text)
-    except OtterSyntaxError as error:
-        raise parse_failure(error, name="the text of the blocks", field="workspace") from None
 
 
 class ReferenceView(APIView):

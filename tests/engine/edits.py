@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine import ast, format_script, from_blocks, parse
+from engine import ast, from_blocks, parse
+from engine.formatter import format_script_changes
 
 Path = tuple[int, ...]  # top index, then (body number, index) for each level further in
 Block = dict[str, Any]
@@ -348,9 +349,11 @@ def text_after(edit: Edit, tree: ast.Script, text: str) -> str:
         assert script == edit.expected, "the workspace's edit is not the tree's"
     else:
         assert script != tree, "the change changed nothing"
-    result = format_script(script)
+    result, anew = format_script_changes(script)
     again = parse(result)
     assert again == script, unified(text, result)
+    for written, statement in anew:  # what a server parses to know the text reads as the blocks
+        assert parse(written).body == (statement,), written
     before = None if edit.before is None else statement_lines(tree, text, edit.before)
     after = None if edit.after is None else statement_lines(again, result, edit.after)
     places = 2 if edit.kind == "move" else 1

@@ -7,18 +7,31 @@ import json
 
 import pytest
 
-from engine import OtterSyntaxError, ast, format_script, from_blocks, parse, to_blocks
+from engine import (
+    OtterSyntaxError,
+    ast,
+    format_script,
+    from_blocks,
+    parse,
+    text_of_blocks,
+    to_blocks,
+)
 from engine.blocks import BlocksError
+from engine.formatter import format_script_changes
 from tests.engine import edits
+
+KEY = b"the server's own key"
 
 
 def blocks_of(text: str) -> dict:
-    """The workspace of a text with its source, as it comes back from the browser (JSON)."""
-    return json.loads(json.dumps(to_blocks(parse(text), source=text)))
+    """The workspace of a text with its source, sealed, as it comes back from the browser."""
+    return json.loads(json.dumps(to_blocks(parse(text), source=text, key=KEY)))
 
 
 def text_of(workspace: dict) -> str:
-    return format_script(from_blocks(workspace))
+    """The text of a workspace as the server writes it: what is sealed kept, and checked to
+    parse."""
+    return text_of_blocks(from_blocks(workspace, key=KEY))
 
 
 def parsed_corpus(corpus) -> dict[str, str]:
@@ -290,3 +303,53 @@ def test_blocks_edit_in_a_script_of_mixed_line_breaks_keeps_each_and_writes_new_
         text_of(workspace)
         == "Log-Information one;\r\nLog-Information changed;\nLog-Information three;\r\n"
     )
+
+
+# ---- sealed: what comes back from a browser -----------------------------------------------------
+
+
+def test_blocks_sealed_text_is_kept_only_with_the_key_it_was_sealed_with() -> None:
+    workspace = blocks_of(TABS)
+    assert all(source.get("seal") for source in sources(workspace) if "sign" in source)
+    assert text_of(workspace) == TABS
+    other = from_blocks(workspace, key=b"another server's key")
+    assert other == parse(TABS) and all(
+        node.kept is None for node in other.walk() if isinstance(node, ast.Statement)
+    )
+
+
+def test_blocks_sealed_text_changed_on_the_way_is_written_anew_and_the_rest_kept() -> None:
+    text = "Log-Debug   one;\nLog-Debug   two;\nLog-Debug   three;\n"
+    workspace = blocks_of(text)
+    second = edits.block_at(workspace, (1,))
+    second["extraState"]["source"]["text"] = "Log-Debug   something else;"
+    assert text_of(workspace) == "Log-Debug   one;\nLog-Debug two;\nLog-Debug   three;\n"
+
+
+def test_blocks_statements_written_anew_are_placed_where_the_text_has_them() -> None:
+    text = "if $a {\n\tLog-Debug   one;  # kept\n\tLog-Debug   two;\n}\nLog-Debug   three;\n"
+    workspace = blocks_of(text)
+    edits.block_at(workspace, (0, 0, 1))["fields"]["MESSAGE"] = "2"
+    edits.block_at(workspace, (1,))["fields"]["MESSAGE"] = "3"
+    result, anew = format_script_changes(from_blocks(workspace, key=KEY))
+    assert result == "if $a {\n\tLog-Debug   one;  # kept\n\tLog-Debug 2;\n}\nLog-Debug 3;\n"
+    assert [written for written, _statement in anew] == [
+        "\n\n" + " " + "Log-Debug 2;",
+        "\n\n\n\n" + "Log-Debug 3;",
+    ]
+    assert [statement for _written, statement in anew] == [
+        parse("Log-Debug 2;").body[0],
+        parse("Log-Debug 3;").body[0],
+    ]
+
+
+def test_text_of_blocks_names_the_line_and_column_of_a_field_that_makes_text_that_does_not_parse() -> (
+    None
+):
+    workspace = blocks_of("Log-Debug   one;\n\nLog-Debug   two;\n")
+    edits.block_at(workspace, (1,))["type"] = "otter_operation_call"
+    edits.block_at(workspace, (1,))["fields"] = {"NAME": "Exec {"}
+    with pytest.raises(OtterSyntaxError) as raised:
+        text_of(workspace)
+    error = raised.value.diagnostics[0]
+    assert (error.line, error.column) == (3, 6)

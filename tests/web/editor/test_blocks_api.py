@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from engine import MAX_NESTING, format_script, json_dumps, json_loads, parse, to_blocks
+from engine import MAX_NESTING, json_dumps, json_loads, parse, to_blocks
 
 pytestmark = pytest.mark.django_db
 
@@ -407,13 +407,15 @@ def test_blocks_and_back_keep_crlf_line_breaks_and_change_only_the_block_edited(
     assert answer == text.replace("\tLog-Information   'prod';", "\tLog-Information 'production';")
 
 
-def test_unblocks_kept_text_that_says_otherwise_than_the_blocks_is_written_canonically(
+def test_unblocks_kept_text_changed_in_the_browser_is_written_anew_and_the_rest_kept(
     client,
 ) -> None:
     data = client.post(BLOCKS, {"script": LAID_OUT}, format="json").json()["workspace"]
-    swim = data["blocks"]["blocks"][0]["next"]["block"]
-    assert swim["type"] == "otter_set_variable"
-    swim["extraState"]["source"]["text"] = "set $Swim = something else;"  # not what it says
+    log = data["blocks"]["blocks"][0]["inputs"]["DO0"]["block"]
+    assert log["type"] == "otter_log"
+    log["extraState"]["source"]["text"] = "Log-Information   'staging';"  # not what it says
     answer = client.post(UNBLOCKS, {"workspace": data}, format="json")
     assert answer.status_code == 200, answer.content
-    assert answer.json()["script"] == format_script(parse(LAID_OUT))
+    assert answer.json()["script"] == LAID_OUT.replace(
+        "Log-Information   'prod'", "Log-Information 'prod'"
+    )
