@@ -70,7 +70,8 @@ $(LDAP_STAMP): $(STAMP)
 ldap: $(LDAP_STAMP)
 
 # `make test`: every test, then the web tests that use the database (marked `database` by
-# tests/conftest.py) again on PostgreSQL; the others do the same on either. `make test-fast`: the
+# tests/conftest.py) again on PostgreSQL, but those marked `any_database` (what they test does
+# not depend on the database); the others do the same on either. `make test-fast`: the
 # same but the browser tests (marked `browser`) and the second database, for the quick loop.
 # pytest runs in TEST_PROCESSES processes (pytest-xdist). `--dist load` hands tests out in
 # pytest-django's order, so each process still runs the tests that empty the database
@@ -84,7 +85,7 @@ PYTEST := $(VENV)/bin/pytest -n $(TEST_PROCESSES) --dist load --maxschedchunk 2
 test: setup lint services ldap frontend-test
 	$(PYTEST)
 	@echo "The web tests that use the database again, on PostgreSQL:"
-	env $$(scripts/services env | grep DATABASE_URL) $(PYTEST) -m database tests/web
+	env $$(scripts/services env | grep DATABASE_URL) $(PYTEST) -m "database and not any_database" tests/web
 
 test-fast: setup lint services ldap frontend-test
 	$(PYTEST) -m "not browser"

@@ -143,6 +143,8 @@ def test_cli_blocks_and_unblocks_a_flat_script_of_5000_statements(tmp_path: Path
     source = "".join(f"Log-Information line {n};\n" for n in range(5000))
     blocks = run("blocks", "-", stdin=source)
     assert blocks.returncode == 0, blocks.stderr
+    # in proportion to the script, though it nests as deep as the script is long
+    assert len(blocks.stdout) < 20 * len(source)
     workspace = tmp_path / "w.json"
     workspace.write_text(blocks.stdout)
     assert run("unblocks", str(workspace)).stdout == source

@@ -433,6 +433,7 @@ print(sorted(map(str, answers)))
 """
 
 
+@pytest.mark.any_database  # the schema is made from the code
 def test_api_schema_answers_eight_concurrent_anonymous_clients() -> None:
     """In a process of its own: drf-spectacular's first generation in a process is what raced."""
     import os

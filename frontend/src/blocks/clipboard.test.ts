@@ -98,6 +98,19 @@ describe("paste OtterScript as blocks", () => {
     const readOnly = { isReadOnly: () => true };
     expect((paste.preconditionFn as (scope: object) => string)({ workspace: readOnly })).toBe("hidden");
   });
+
+  test("test_clipboard_menus_act_through_the_clipboard_of_the_workspace_they_act_in", async () => {
+    const one = page(() => ({ script: "Log-Information first;\n" }));
+    const other = page(() => ({ script: "Log-Information other;\n" }));
+    useTextClipboard(one.clipboard);
+    useTextClipboard(other.clipboard);
+    const copy = Blockly.ContextMenuRegistry.registry.getItem("otter_copy_text")!;
+    await (copy.callback as (scope: object) => void)({ block: other.first });
+    await (copy.callback as (scope: object) => void)({ block: one.first });
+    await eventsFired();
+    expect(other.written).toEqual(["Log-Information other;\n"]);
+    expect(one.written).toEqual(["Log-Information first;\n"]);
+  });
 });
 
 test("test_clipboard_ctrl_v_pastes_text_from_elsewhere_as_blocks", async () => {

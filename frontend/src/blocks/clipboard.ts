@@ -23,7 +23,7 @@ export class TextClipboard {
   readonly browser: ClipboardOptions["clipboard"];
 
   constructor(
-    private readonly workspace: Blockly.Workspace,
+    readonly workspace: Blockly.Workspace,
     private readonly options: ClipboardOptions,
   ) {
     this.browser = options.clipboard;
@@ -80,14 +80,26 @@ function changeShortcut(name: string, change: (shortcut: Shortcut, original: Cal
   registry.register({ ...shortcut, ...change(shortcut, shortcut.callback) }, true);
 }
 
+// Each workspace's clipboard. Blockly's shortcuts and menus are the page's: they are changed
+// once, and act through the clipboard of the workspace they act in.
+const clipboards = new WeakMap<Blockly.Workspace, TextClipboard>();
+let changed = false;
+
+function clipboardOf(workspace: Blockly.Workspace | undefined): TextClipboard | undefined {
+  return workspace && clipboards.get((workspace as Blockly.WorkspaceSvg).getRootWorkspace?.() ?? workspace);
+}
+
 /** Ctrl+C and Ctrl+V of Blockly, and the block's and workspace's menus, going through `clipboard`
- * (the menus once for the page: the page has one workspace). */
+ * in its workspace. */
 export function useTextClipboard(clipboard: TextClipboard): void {
+  clipboards.set(clipboard.workspace, clipboard);
+  if (changed) return;
+  changed = true;
   changeShortcut(Blockly.ShortcutItems.names.COPY, (_copy, original) => ({
     callback: (ws, event, shortcut, scope) => {
       const done = original(ws, event, shortcut, scope);
       const selected = Blockly.getSelected();
-      if (done && selected instanceof Blockly.BlockSvg) void clipboard.copy(selected);
+      if (done && selected instanceof Blockly.BlockSvg) void clipboardOf(selected.workspace)?.copy(selected);
       return done;
     },
   }));
@@ -95,7 +107,8 @@ export function useTextClipboard(clipboard: TextClipboard): void {
     preconditionFn: (ws, scope) => !ws.isReadOnly() && (paste.preconditionFn?.(ws, scope) ?? true),
     callback: (ws, event, shortcut, scope) => {
       // text copied elsewhere (the text editor, a file) comes in as blocks
-      clipboard.browser
+      const clipboard = clipboardOf(ws);
+      clipboard?.browser
         ?.readText()
         .then((text) => (text.trim() && text !== clipboard.lastCopied ? clipboard.paste(text) : false))
         .catch(() => false)
@@ -105,13 +118,6 @@ export function useTextClipboard(clipboard: TextClipboard): void {
       return true;
     },
   }));
-  registerMenus(clipboard);
-}
-
-let menusRegistered = false;
-function registerMenus(clipboard: TextClipboard): void {
-  if (menusRegistered) return;
-  menusRegistered = true;
   const registry = Blockly.ContextMenuRegistry.registry;
   registry.register({
     id: "otter_copy_text",
@@ -120,7 +126,7 @@ function registerMenus(clipboard: TextClipboard): void {
     weight: -1,
     preconditionFn: () => "enabled",
     callback: (scope) => {
-      if (scope.block) void clipboard.copy(scope.block);
+      if (scope.block) void clipboardOf(scope.block.workspace)?.copy(scope.block);
     },
   });
   registry.register({
@@ -129,8 +135,9 @@ function registerMenus(clipboard: TextClipboard): void {
     displayText: "Paste OtterScript",
     weight: -1,
     preconditionFn: (scope) => (scope.workspace?.isReadOnly() ? "hidden" : "enabled"),
-    callback: () => {
-      void clipboard.browser?.readText().then((text) => clipboard.paste(text), () => false);
+    callback: (scope) => {
+      const clipboard = clipboardOf(scope.workspace);
+      void clipboard?.browser?.readText().then((text) => clipboard.paste(text), () => false);
     },
   });
 }
