@@ -178,11 +178,26 @@ def uses_database(item: pytest.Item) -> bool:
 
 def uses_browser(item: pytest.Item) -> bool:
     """Whether the test's module drives Chromium (through tests/e2e/browser.py or Playwright)."""
-    module = getattr(item, "module", None)
+    return drives_browser(getattr(item, "module", None))
+
+
+def drives_browser(module) -> bool:
     return module is not None and any(
         getattr(value, "__module__", "").startswith(("tests.e2e.browser", "playwright"))
         for value in vars(module).values()
     )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def chromium_of_the_module(request):
+    """The tests of a module that drives the browser open their contexts in one Chromium."""
+    if not drives_browser(request.module):
+        yield
+        return
+    from tests.e2e.browser import shared_chromium
+
+    with shared_chromium():
+        yield
 
 
 @pytest.hookimpl(tryfirst=True)

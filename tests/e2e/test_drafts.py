@@ -166,9 +166,8 @@ def test_discarding_a_draft_forgets_it(site) -> None:
 
 @contextmanager
 def two_people(site: Site):
-    """Two logged-in pages in one Chromium, each in a context of its own (its own session)."""
-    with browser() as first:
-        second = first.browser.new_context(viewport={"width": 1280, "height": 800})
+    """Two logged-in pages, each in a browser context of its own (its own session)."""
+    with browser() as first, browser() as second:
         pages = []
         for context in (first, second):
             page = context.new_page()

@@ -216,7 +216,9 @@ def report(found: dict[Failure, str]) -> str:
 
 @pytest.mark.slow
 # a user with no permissions is refused before the database is asked much: on SQLite only
-@pytest.mark.parametrize("who", ["superuser", pytest.param("nobody", marks=pytest.mark.any_database)])
+@pytest.mark.parametrize(
+    "who", ["superuser", pytest.param("nobody", marks=pytest.mark.any_database)]
+)
 def test_api_schema_matches_what_the_api_does(app, things, user_with, who) -> None:
     user = user_with(username=who, is_superuser=who == "superuser", is_staff=who == "superuser")
     _token, key = tokens.create(user=user)
