@@ -14,6 +14,8 @@ SECRET_KEY = "otterweb-test-key"
 if DATABASE_URL:  # noqa: F405
     # threads of the tests end with the test: their connections must not outlive it
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
+    # Django's, but a transactional test empties the tables by DELETE (see there)
+    DATABASES["default"]["ENGINE"] = "tests.postgresql"  # noqa: F405
 else:
     # one per test run, so runs side by side in one checkout don't share a file
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")}  # noqa: F405
