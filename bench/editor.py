@@ -29,8 +29,8 @@ How each is measured:
   POST /api/scripts/blocks/ is its Resource Timing entry (start to the last byte), and of that
   the server's part is requestStart to responseStart; beside them, the engine alone
   (parse + to_blocks in this process). The requests the page makes to the API at a first visit,
-  and once the blocks are shown (nobody touching them), are listed. Its floor, Blockly's flat load of the same blocks, is
-  measured at the end of the run's blocks, on the same page: the workspace's JSON (the
+  and once the blocks are shown (nobody touching them), are listed. Its floor, Blockly's flat
+  load of the same blocks, is measured at the end of the run's blocks, on the same page: the workspace's JSON (the
   BlockEditor's save()) made flat, each top-level statement of its chain a top block of its own
   (no `next`, no ids, the statement the switches added left out), one under the other as drawn in
   the chain with FLAT_GAP px between them (no block is bumped); the workspace emptied by loading
