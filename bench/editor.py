@@ -25,18 +25,18 @@ How each is measured:
   animation frame; a frame in which the count changed posts a MessageChannel message, which
   runs once that frame's rendering (Blockly renders queued blocks in an animation frame too)
   and paint are done. Each run opens the page in a new browser context (an empty cache, a
-  first visit), then again in the same context (its chunks cached). The part that is
-  POST /api/scripts/blocks/ is its Resource Timing entry (start to the last byte), and of that
-  the server's part is requestStart to responseStart; beside them, the engine alone
-  (parse + to_blocks in this process). The requests the page makes to the API at a first visit,
-  and once the blocks are shown (nobody touching them), are listed. Its floor, Blockly's flat
-  load of the same blocks, is measured at the end of the run's blocks, on the same page: the workspace's JSON (the
+  first visit), then again in the same context (its chunks cached). The part that is POST
+  /api/scripts/blocks/ is its Resource Timing entry (start to the last byte), and of that the
+  server's part is requestStart to responseStart; beside them, the engine alone (parse + to_blocks
+  in this process). The requests the page makes to the API at a first visit, and once the blocks
+  are shown (nobody touching them), are listed. Its floor, Blockly's flat load of the same blocks,
+  is measured at the end of the run's blocks, on the same page: the workspace's JSON (the
   BlockEditor's save()) made flat, each top-level statement of its chain a top block of its own
   (no `next`, no ids, the statement the switches added left out), one under the other as drawn in
   the chain with FLAT_GAP px between them (no block is bumped); the workspace emptied by loading
   no blocks, the page left quiet, then the editor's load() of the flat blocks timed in the page
-  until the frame after it has resolved (every block in) is painted. (The editor's load puts
-  the top blocks in as it puts parts: the first at once, then 60 ms of them a frame.)
+  until the frame after it has resolved (every block in) is painted. (The editor's load puts the
+  top blocks in as it puts parts: the first at once, then 60 ms of them a frame.)
 - Switching: `otterModes.show(mode)` called in the page, timed until the frame after it has
   resolved is painted (as above) and, to the blocks, until the frame after every block is in
   is painted. Each direction unchanged, and after an edit (a log block's
