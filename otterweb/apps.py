@@ -1,6 +1,7 @@
 import sys
 
 from django.apps import AppConfig
+from django.contrib.staticfiles import apps as staticfiles
 
 # Python's JSON reader and writer recurse once per level of nesting and stop at the recursion
 # limit (1,000 by default). A Blockly workspace nests two levels for each statement in a row,
@@ -22,3 +23,13 @@ class OtterWebConfig(AppConfig):
 
         datafolder.secure_all()
         connection_created.connect(datafolder.secure_on_connect, dispatch_uid="otterweb.data")
+
+
+class StaticFilesConfig(staticfiles.StaticFilesConfig):
+    """collectstatic leaves out ReDoc (drf-spectacular-sidecar ships it beside Swagger UI, and
+    the API docs are Swagger UI): 10 MB, a third of the static files, that setup would copy and
+    compress for a page nobody can open. Named in INSTALLED_APPS; ``default = False`` keeps
+    OtterWebConfig the configuration of the "otterweb" entry."""
+
+    default = False
+    ignore_patterns = [*staticfiles.StaticFilesConfig.ignore_patterns, "redoc"]

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
+from servestatic.compress import Compressor
 
 from otterweb.accounts import directory_settings
 
@@ -37,7 +38,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
-    "django.contrib.staticfiles",
+    "otterweb.apps.StaticFilesConfig",
     "channels",
     "rest_framework",
     "knox",
@@ -213,8 +214,11 @@ STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("OTTERWEB_STATIC_ROOT", BASE_DIR / "var" / "static"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "servestatic.storage.CompressedManifestStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "otterweb.static_storage.StaticFilesStorage"},
 }
+# Source maps are fetched by a browser's developer tools alone: served as they are, not
+# compressed (brotli at its best takes 1.5 s a megabyte, and they are half of what is left).
+SERVESTATIC_SKIP_COMPRESS_EXTENSIONS = [*Compressor.SKIP_COMPRESS_EXTENSIONS, "map"]
 
 # Workers beat every few seconds; an execution whose heartbeat is older than this is lost.
 OTTERWEB_HEARTBEAT_SECONDS = float(os.environ.get("OTTERWEB_HEARTBEAT_SECONDS", "5"))
