@@ -73,14 +73,14 @@ ldap: $(LDAP_STAMP)
 # tests/conftest.py) again on PostgreSQL, but those marked `any_database` (what they test does
 # not depend on the database); the others do the same on either. `make test-fast`: the
 # same but the browser tests (marked `browser`) and the second database, for the quick loop.
-# pytest runs in TEST_PROCESSES processes (pytest-xdist). `--dist load` hands tests out in
-# pytest-django's order, so each process still runs the tests that empty the database
-# (transactional) after those that read what migrations wrote; `--maxschedchunk 2` hands them
-# two at a time, so no process is left with a queue of long ones while the others wait, and
-# tests/conftest.py puts the long ones (whole sites, the browser) first. tests/README.md says
-# what a test must respect to run beside others.
+# pytest runs in TEST_PROCESSES processes (pytest-xdist). `--dist load` hands tests out a
+# few at a time in pytest-django's order, so each process still runs the tests that empty the
+# database (transactional) after those that read what migrations wrote, and no process is left
+# with a queue of long ones while the others wait. tests/conftest.py puts the long ones (whole
+# sites, the browser) first, and hands each module of tests/e2e to one process whole, so that
+# its site is built once. tests/README.md says what a test must respect to run beside others.
 TEST_PROCESSES ?= 3
-PYTEST := $(VENV)/bin/pytest -n $(TEST_PROCESSES) --dist load --maxschedchunk 2
+PYTEST := $(VENV)/bin/pytest -n $(TEST_PROCESSES) --dist load
 
 test: setup lint services ldap frontend-test
 	$(PYTEST)

@@ -208,3 +208,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.database)
         if uses_browser(item):
             item.add_marker(pytest.mark.browser)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """How pytest-xdist hands tests out (``--dist load``): one at a time, in the order collected
+    (see `LongestFirst`), but the tests of a module of tests/e2e all to one process. Such a
+    module builds its site (a module fixture: migrations, a user, a server, seconds) and its
+    Chromium once in each process that runs some of its tests: once, then. No test there uses
+    the test database, so none leaves its place in pytest-django's order."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesOfSitesTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module.startswith("tests/e2e/") else nodeid
+
+    config.option.loadscopereorder = False  # the collection's order, not the biggest first
+    return ModulesOfSitesTogether(config, log)

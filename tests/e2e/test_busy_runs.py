@@ -37,9 +37,11 @@ foreach $i in @Range(0, 1000)
 Log-Information never;"""
 
 
-@pytest.fixture(params=MODES)
-def busy_site(request, tmp_path):
-    with running_site(request.param, tmp_path, OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS="6") as site:
+@pytest.fixture(scope="module", params=MODES)
+def busy_site(request, tmp_path_factory):
+    """A site in each mode for the module's tests: each starts and stops a run of its own."""
+    folder = tmp_path_factory.mktemp(f"busy-{request.param}")
+    with running_site(request.param, folder, OTTERWEB_EXECUTION_TIME_LIMIT_SECONDS="6") as site:
         yield site
 
 

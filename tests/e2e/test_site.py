@@ -24,10 +24,11 @@ QUICK_LIVENESS = {
 }
 
 
-@pytest.fixture(params=MODES)
-def site(request, tmp_path):
-    """A running site: `manage.py serve`, or daphne and one Celery worker."""
-    with running_site(request.param, tmp_path) as site:
+@pytest.fixture(scope="module", params=MODES)
+def site(request, tmp_path_factory):
+    """A running site: `manage.py serve`, or daphne and one Celery worker. The module's tests
+    that share it each run executions of their own."""
+    with running_site(request.param, tmp_path_factory.mktemp(f"site-{request.param}")) as site:
         yield site
 
 

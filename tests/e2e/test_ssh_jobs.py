@@ -30,13 +30,15 @@ def cluster():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture(params=MODES)
-def site(request, tmp_path, cluster):
+@pytest.fixture(scope="module", params=MODES)
+def site(request, tmp_path_factory, cluster):
     """A running site whose inventory has the cluster's servers: ssh1-ssh3 trusted, with the
     client key; ssh4 with no trusted key; 'moved' (ssh2's port) trusting another key; 'gone' on
-    a closed port; 'locked' with a wrong password."""
-    site = make_site(request.param, tmp_path)
-    log_path = tmp_path / "server.log"
+    a closed port; 'locked' with a wrong password. The module's tests each run their own jobs
+    on it."""
+    folder = tmp_path_factory.mktemp(f"ssh-{request.param}")
+    site = make_site(request.param, folder)
+    log_path = folder / "server.log"
     with open(log_path, "wb") as log:
         processes = site.up(log)
         try:

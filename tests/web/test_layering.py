@@ -4,7 +4,8 @@ modules and those of any place below it.
 
 The order, from the bottom:
 - the project's own helpers, which every app may use (model fields, secrets at rest, the data
-  folder, the housekeeper's rounds, the API's error body and its base classes);
+  folder, the static files' storage, the housekeeper's rounds, the API's error body and its
+  base classes);
 - privileges, which every app asks (``may``, ``visible``);
 - accounts (users, groups, API keys, logins), then the audit trail, which every write tells;
 - the apps, each above the ones whose models it points at: the execution logs (they name an
@@ -33,6 +34,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "otterweb.fields",
         "otterweb.parse_errors",
         "otterweb.datafolder",
+        "otterweb.static_storage",
         "otterweb.secrets",
         "otterweb.housekeeping",
         "otterweb.logs",
