@@ -413,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument(
         "--simulate",
         action="store_true",
-        help="log what would be done; contact no server, change nothing",
+        help="log what each operation would do, and change nothing",
     )
     run_parser.add_argument("--log-format", choices=["text", "jsonl"], default="text")
     ssh = run_parser.add_argument_group(

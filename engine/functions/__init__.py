@@ -9,5 +9,6 @@ from engine.functions import (  # noqa: F401
     lists,
     maps,
     math,
+    shell,
     strings,
 )

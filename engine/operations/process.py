@@ -142,3 +142,22 @@ def capture_line(line: str, captured: list[str]) -> bool:
         captured.append(line[len(OUT_MARKER) :])
         return True
     return False
+
+
+async def shell_output(run, script: str, arguments: list[str]) -> tuple[int, str, list[str]]:
+    """Run a shell script on the server in context for what it prints: its exit code, its
+    standard output (the last line break dropped) and its standard error lines. Nothing is
+    logged: the caller says what the output means."""
+    output: list[str] = []
+    errors: list[str] = []
+
+    def keep(line: str, is_error: bool) -> None:
+        (errors if is_error else output).append(line)
+
+    agent = await run.agent()
+    code = await agent.run(
+        ["/bin/sh", "-c", script, "sh", *arguments],
+        on_output=keep,
+        cwd=run.working_directory or None,
+    )
+    return code, "\n".join(output), errors

@@ -6,7 +6,13 @@ import json
 import shlex
 
 from engine.json_values import from_json_value
-from engine.operations.process import OUT_MARKER, OutputLevels, run_process, split_command
+from engine.operations.process import (
+    OUT_MARKER,
+    OutputLevels,
+    run_process,
+    shell_output,
+    split_command,
+)
 from engine.registry import Kind, Operation, ParamType, operation, param
 from engine.values import to_text
 
@@ -124,11 +130,113 @@ class SHCall(ShellScript):
     )
 
     async def script_text(self, run) -> str:
-        raft, _, name = self.name.rpartition("::")
-        text = await run.host.raft_item(raft or None, name, "script")
-        if text is None:
-            raise ValueError(f"script '{self.name}' was not found in the raft")
-        return text
+        return await raft_script(run, self.name)
+
+
+async def raft_script(run, name: str) -> str:
+    """The text of the script ``name`` (raft::name for another raft) in the raft."""
+    raft, _, item = name.rpartition("::")
+    text = await run.host.raft_item(raft or None, item, "script")
+    if text is None:
+        raise ValueError(f"script '{name}' was not found in the raft")
+    return text
+
+
+@operation(
+    "SHEnsure",
+    "SHEnsure1",
+    namespace="Linux",
+    kind=Kind.ENSURE,
+    description="Ensures a setting of the server in context with two shell scripts: the collect "
+    "script prints the setting's value (or exits with it, with UseExitCode), and the configure "
+    "script, run only when that is not Value, changes it.",
+)
+class SHEnsure(Operation):
+    key = param("Key", required=True, description="The setting's name, as drift names it.")
+    value = param(
+        "Value",
+        required=True,
+        description="The expected value: what the collect script prints (spaces and line breaks "
+        "around it ignored), or its exit code with UseExitCode.",
+    )
+    collect_text = param("Collect", description="The collect script's text.")
+    configure_text = param("Configure", description="The configure script's text.")
+    collect_script = param(
+        "CollectScript", description="The collect script's name in the raft, instead of Collect."
+    )
+    configure_script = param(
+        "ConfigureScript",
+        description="The configure script's name in the raft, instead of Configure.",
+    )
+    use_exit_code = param(
+        "UseExitCode",
+        ParamType.BOOLEAN,
+        default=False,
+        description="Compare the collect script's exit code with Value, not what it prints.",
+    )
+    collect_arguments = param(
+        "CollectScriptArgs", description="The collect script's command-line arguments."
+    )
+    configure_arguments = param(
+        "ConfigureScriptArgs", description="The configure script's command-line arguments."
+    )
+    verbose = param(
+        "Verbose",
+        ParamType.BOOLEAN,
+        default=False,
+        description="Log what the collect script printed, and how the scripts are found.",
+    )
+
+    def summary(self) -> str:
+        return f"SHEnsure {self.key}"
+
+    def desired(self) -> dict:
+        return {self.key: self.value.strip()}
+
+    async def collect(self, run) -> dict:
+        script = await self.script(run, self.collect_text, self.collect_script, "Collect")
+        code, output, errors = await shell_output(
+            run, script, split_command(self.collect_arguments or "")
+        )
+        for line in errors:
+            run.warn(line)
+        if self.verbose:
+            run.debug(f"The collect script exited with code {code} and printed {output!r}.")
+        if not self.use_exit_code and code != 0:
+            raise ValueError(
+                f"the collect script of {self.key} exited with code {code} on {run.server}; "
+                "it must print the value and exit with 0 (or set UseExitCode: true)"
+            )
+        return {self.key: str(code) if self.use_exit_code else output.strip()}
+
+    async def execute(self, run) -> None:
+        expected = self.value.strip()
+        found = (await self.collect(run))[self.key]
+        if found == expected:
+            run.debug(f"{self.key} is already {expected!r}: nothing to configure.")
+            return
+        script = await self.script(run, self.configure_text, self.configure_script, "Configure")
+        run.info(f"{self.key} is {found!r}, not {expected!r}: running the configure script.")
+        code = await run_process(
+            run, ["/bin/sh", "-c", script, "sh", *split_command(self.configure_arguments or "")]
+        )
+        if code != 0:
+            return  # run_process logged the error, which fails the operation
+        found = (await self.collect(run))[self.key]
+        if found != expected:
+            run.error(
+                f"After the configure script, {self.key} is {found!r} on {run.server}; "
+                f"expected {expected!r}."
+            )
+
+    async def script(self, run, text: str | None, name: str | None, argument: str) -> str:
+        if (text is None) == (name is None):
+            raise ValueError(f"SHEnsure needs {argument} or {argument}Script, and not both")
+        if name is None:
+            return text or ""
+        if self.verbose:
+            run.debug(f"The {argument.lower()} script is {name} in the raft.")
+        return await raft_script(run, name)
 
 
 @operation(

@@ -185,3 +185,44 @@ def test_cli_run_ssh_every_file_and_process_operation_works_there(sshd, tmp_path
     assert "dosoneon web1" in messages
     listed = messages[messages.index("dosoneon web1") + 2 :]  # ls of the root, after cat's end
     assert "a.zip" not in listed and "all.txt" in listed
+
+
+SHELL_ENSURE = """\
+set $Kernel = $SHEval(uname -s);
+Log-Information kernel $Kernel;
+SHEnsure
+(
+    Key: feature-$Tag,
+    Value: on,
+    Collect: >>cat otter-feature-$Tag 2>/dev/null || echo off>>,
+    Configure: >>echo on > otter-feature-$Tag; echo configured as `$USER>>
+);
+"""
+
+
+def test_cli_run_ssh_shensure_and_sheval_collect_and_configure_there(sshd, tmp_path: Path) -> None:
+    tag = os.urandom(4).hex()
+
+    def ran(*options: str) -> list[dict]:
+        result = run(
+            script(tmp_path, SHELL_ENSURE),
+            f"--server=web1={sshd.servers[0].url}",
+            f"--identity={sshd.client_key}",
+            f"--known-hosts={sshd.known_hosts}",
+            f"--var=Tag={tag}",
+            "--log-format=jsonl",
+            *options,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        return [json.loads(line) for line in result.stdout.splitlines()]
+
+    collected = ran("--mode=collect")
+    messages = [r.get("message", "") for r in collected]
+    assert "kernel Linux" in messages
+    assert f"Drift: feature-{tag} should be 'on', is 'off'." in messages
+    assert collected[-1]["drifted"] == 1
+    configured = [r.get("message", "") for r in ran()]
+    assert f"configured as {sshd.user}" in configured  # on the server, as the login
+    assert ran("--mode=collect")[-1]["drifted"] == 0
+    again = [r.get("message", "") for r in ran()]
+    assert not any(message.startswith("configured as") for message in again)
