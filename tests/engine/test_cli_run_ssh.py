@@ -226,3 +226,33 @@ def test_cli_run_ssh_shensure_and_sheval_collect_and_configure_there(sshd, tmp_p
     assert ran("--mode=collect")[-1]["drifted"] == 0
     again = [r.get("message", "") for r in ran()]
     assert not any(message.startswith("configured as") for message in again)
+
+
+LINES = """\
+Create-File otter-lines-$Tag/sshd_config (Text: >>Port 22
+PermitRootLogin yes
+>>);
+Create-File otter-lines-$Tag/hosts (Text: >>127.0.0.1	localhost
+>>);
+Ensure-FileLine otter-lines-$Tag/sshd_config (Line: PermitRootLogin no, Match: ^PermitRootLogin\\s);
+Ensure-HostsEntry db.internal (IP: 10.0.0.9, HostsFile: otter-lines-$Tag/hosts);
+SHExec cat otter-lines-$Tag/sshd_config otter-lines-$Tag/hosts;
+"""
+
+
+def test_cli_run_ssh_file_lines_and_hosts_entries_are_changed_there(sshd, tmp_path: Path) -> None:
+    result = run(
+        script(tmp_path, LINES),
+        f"--server=web1={sshd.servers[0].url}",
+        f"--identity={sshd.client_key}",
+        f"--known-hosts={sshd.known_hosts}",
+        f"--var=Tag={os.urandom(4).hex()}",
+        "--log-format=jsonl",
+    )
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert result.returncode == 0, result.stdout + result.stderr
+    printed = [
+        r["message"] for r in records if r.get("message") and r.get("level") == "information"
+    ]
+    cat = printed[printed.index("Port 22") :]
+    assert cat == ["Port 22", "PermitRootLogin no", "127.0.0.1\tlocalhost", "10.0.0.9\tdb.internal"]

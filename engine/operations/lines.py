@@ -1,0 +1,204 @@
+"""Lines of text files on the server in context: one line present or absent, and the entries of
+a hosts file. The file is read and written whole through the agent, and written only when a line
+changes."""
+
+from __future__ import annotations
+
+import time
+
+from engine.limits import REGEX_SECONDS
+from engine.patterns import PatternTimeout, escape
+from engine.patterns import compile as compile_pattern
+from engine.registry import Kind, Operation, ParamType, operation, param
+
+
+async def read_lines(agent, path: str) -> list[str] | None:
+    """The file's lines without their line breaks; None when there is no such file."""
+    info = await agent.stat(path)
+    if info is None or info.is_directory:
+        return None
+    return (await agent.read_file(path)).decode("utf-8", errors="replace").splitlines()
+
+
+async def write_lines(agent, path: str, lines: list[str]) -> None:
+    await agent.write_file(path, "".join(line + "\n" for line in lines).encode())
+
+
+@operation(
+    "Ensure-FileLine",
+    namespace="Files",
+    kind=Kind.ENSURE,
+    description="Ensures a line is in a text file (in place of the lines that Match finds, or "
+    "at its end), or that no line Match finds is there, on the server in context.",
+)
+class EnsureFileLine(Operation):
+    name = param("Name", positional=True, required=True, description="The path of the file.")
+    line = param("Line", description="The line the file should hold (required when it exists).")
+    match = param(
+        "Match",
+        description="A regular expression finding the lines that stand for it "
+        "(^PermitRootLogin\\s); the Line itself by default.",
+    )
+    exists = param(
+        "Exists",
+        ParamType.BOOLEAN,
+        default=True,
+        description="Whether the line should be there; false removes every line Match finds.",
+    )
+    create = param(
+        "Create",
+        ParamType.BOOLEAN,
+        default=True,
+        description="Make the file, with the line, when there is none (false: an error).",
+    )
+
+    def summary(self) -> str:
+        return f"Ensure-FileLine {self.name}: {self.match or self.line}"
+
+    def desired(self) -> dict:
+        return {"Lines": [self.line] if self.exists else []}
+
+    def check(self) -> None:
+        if self.exists and self.line is None:
+            raise ValueError("Ensure-FileLine needs Line (or Exists: false)")
+        if self.match is None and self.line is None:
+            raise ValueError("Ensure-FileLine needs Line or Match")
+        if self.line is not None and "\n" in self.line:
+            raise ValueError("Ensure-FileLine's Line is one line: it holds a line break")
+
+    def found(self, lines: list[str]) -> list[int]:
+        """The positions of the lines Match finds; every search of the file together is held
+        to the engine's time limit for a regular expression."""
+        pattern = compile_pattern(
+            self.match if self.match is not None else f"^{escape(self.line)}$", name="Match"
+        )
+        deadline = time.monotonic() + REGEX_SECONDS
+        positions = []
+        for position, line in enumerate(lines):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise PatternTimeout(pattern.text, REGEX_SECONDS, "Match")
+            if pattern.search(line, seconds=left):
+                positions.append(position)
+        return positions
+
+    async def collect(self, run) -> dict:
+        self.check()
+        lines = await read_lines(await run.agent(), run.resolve(self.name))
+        if lines is None:
+            return {"Lines": None}
+        return {"Lines": [lines[position] for position in self.found(lines)]}
+
+    async def execute(self, run) -> None:
+        self.check()
+        agent = await run.agent()
+        path = run.resolve(self.name)
+        lines = await read_lines(agent, path)
+        if lines is None:
+            if not self.exists:
+                run.debug(f"{path} does not exist: no line to remove.")
+                return
+            if not self.create:
+                raise ValueError(f"'{path}' does not exist on {run.server}; set Create: true")
+            await write_lines(agent, path, [self.line])
+            run.info(f"Created {path} with the line.")
+            return
+        positions = self.found(lines)
+        if not self.exists:
+            if positions:
+                await write_lines(
+                    agent, path, [x for i, x in enumerate(lines) if i not in positions]
+                )
+                run.info(f"Removed {len(positions)} line(s) from {path}.")
+            return
+        if [lines[position] for position in positions] == [self.line]:
+            run.debug(f"{path} already holds the line.")
+            return
+        if positions:
+            first, *others = positions
+            lines[first] = self.line
+            lines = [x for i, x in enumerate(lines) if i not in others]
+            run.info(
+                f"Replaced line {first + 1} of {path}"
+                + (f" and removed {len(others)} other(s) like it." if others else ".")
+            )
+        else:
+            lines.append(self.line)
+            run.info(f"Added the line at the end of {path}.")
+        await write_lines(agent, path, lines)
+
+
+def hosts_fields(line: str) -> tuple[str, list[str]] | None:
+    """A hosts file line's address and names (its comment left out); None for no entry."""
+    fields = line.split("#", 1)[0].split()
+    return (fields[0], fields[1:]) if len(fields) >= 2 else None
+
+
+@operation(
+    "Ensure-HostsEntry",
+    namespace="Network",
+    kind=Kind.ENSURE,
+    description="Ensures a host name resolves to an address in the hosts file (or is not in it) "
+    "on the server in context.",
+)
+class EnsureHostsEntry(Operation):
+    host = param("Host", positional=True, required=True, description="The host name.")
+    ip = param("IP", description="Its address (required when it exists).")
+    exists = param(
+        "Exists", ParamType.BOOLEAN, default=True, description="Whether the entry should exist."
+    )
+    hosts_file = param(
+        "HostsFile", default="/etc/hosts", description="The hosts file (/etc/hosts by default)."
+    )
+
+    def desired(self) -> dict:
+        return {"IP": self.ip} if self.exists else {"IP": None}
+
+    def check(self) -> None:
+        if self.exists and not self.ip:
+            raise ValueError("Ensure-HostsEntry needs IP (or Exists: false)")
+        if any(
+            character.isspace() or character == "#" for character in self.host + (self.ip or "")
+        ):
+            raise ValueError("Ensure-HostsEntry's Host and IP hold no spaces and no #")
+
+    async def collect(self, run) -> dict:
+        self.check()
+        lines = await read_lines(await run.agent(), run.resolve(self.hosts_file)) or []
+        for line in lines:
+            entry = hosts_fields(line)
+            if entry is not None and self.host in entry[1]:
+                return {"IP": entry[0]}  # the first entry is the one the resolver takes
+        return {"IP": None}
+
+    async def execute(self, run) -> None:
+        self.check()
+        agent = await run.agent()
+        path = run.resolve(self.hosts_file)
+        lines = await read_lines(agent, path)
+        if lines is None:
+            raise ValueError(f"'{path}' does not exist on {run.server}")
+        kept, changed, present = [], False, False
+        for line in lines:
+            entry = hosts_fields(line)
+            if entry is None or self.host not in entry[1]:
+                kept.append(line)
+            elif self.exists and entry[0] == self.ip and not present:
+                kept.append(line)
+                present = True
+            else:  # another address, or a second entry: the name goes from this line
+                changed = True
+                others = [name for name in entry[1] if name != self.host]
+                if others:
+                    kept.append("\t".join([entry[0], *others]))
+        if self.exists and not present:
+            kept.append(f"{self.ip}\t{self.host}")
+            changed = True
+        if not changed:
+            run.debug(f"{path} already has {self.host} as it should.")
+            return
+        await write_lines(agent, path, kept)
+        if self.exists:
+            run.info(f"{self.host} resolves to {self.ip} in {path}.")
+        else:
+            run.info(f"Removed {self.host} from {path}.")
