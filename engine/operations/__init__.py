@@ -1,3 +1,11 @@
 """The built-in operations. Importing this package registers them."""
 
-from engine.operations import files, general, http, lines, scripting, templates  # noqa: F401
+from engine.operations import (  # noqa: F401
+    accounts,
+    files,
+    general,
+    http,
+    lines,
+    scripting,
+    templates,
+)

@@ -145,9 +145,16 @@ def capture_line(line: str, captured: list[str]) -> bool:
 
 
 async def shell_output(run, script: str, arguments: list[str]) -> tuple[int, str, list[str]]:
-    """Run a shell script on the server in context for what it prints: its exit code, its
-    standard output (the last line break dropped) and its standard error lines. Nothing is
-    logged: the caller says what the output means."""
+    """Run a shell script on the server in context for what it prints (see `output_of`)."""
+    return await output_of(run, ["/bin/sh", "-c", script, "sh", *arguments])
+
+
+async def output_of(
+    run, command: list[str], *, stdin: bytes | None = None
+) -> tuple[int, str, list[str]]:
+    """Run a program on the server in context for what it prints: its exit code, its standard
+    output (the last line break dropped) and its standard error lines. Nothing is logged: the
+    caller says what the output means."""
     output: list[str] = []
     errors: list[str] = []
 
@@ -155,9 +162,5 @@ async def shell_output(run, script: str, arguments: list[str]) -> tuple[int, str
         (errors if is_error else output).append(line)
 
     agent = await run.agent()
-    code = await agent.run(
-        ["/bin/sh", "-c", script, "sh", *arguments],
-        on_output=keep,
-        cwd=run.working_directory or None,
-    )
+    code = await agent.run(command, on_output=keep, cwd=run.working_directory or None, stdin=stdin)
     return code, "\n".join(output), errors

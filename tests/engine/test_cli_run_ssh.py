@@ -256,3 +256,29 @@ def test_cli_run_ssh_file_lines_and_hosts_entries_are_changed_there(sshd, tmp_pa
     ]
     cat = printed[printed.index("Port 22") :]
     assert cat == ["Port 22", "PermitRootLogin no", "127.0.0.1\tlocalhost", "10.0.0.9\tdb.internal"]
+
+
+def test_cli_run_ssh_cron_job_in_the_logins_own_crontab(sshd, tmp_path: Path) -> None:
+    name = f"otter-{os.urandom(4).hex()}"
+
+    def ran(script_text: str, *options: str) -> list[dict]:
+        result = run(
+            script(tmp_path, script_text),
+            f"--server=web1={sshd.servers[0].url}",
+            f"--identity={sshd.client_key}",
+            f"--known-hosts={sshd.known_hosts}",
+            "--log-format=jsonl",
+            *options,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        return [json.loads(line) for line in result.stdout.splitlines()]
+
+    job = f"Ensure-CronJob {name} (Schedule: '@hourly', Command: echo {name});"
+    listing = f"SHExec crontab -l;\nEnsure-CronJob {name} (Exists: false);\nSHExec crontab -l;"
+    assert ran(job, "--mode=collect")[-1]["drifted"] == 1
+    ran(job)
+    assert ran(job, "--mode=collect")[-1]["drifted"] == 0
+    messages = [r.get("message", "") for r in ran(listing)]
+    first = messages.index(f"# OtterWeb: {name}")
+    assert messages[first + 1] == f"@hourly echo {name}"
+    assert messages.count(f"# OtterWeb: {name}") == 1  # removed before the second listing
