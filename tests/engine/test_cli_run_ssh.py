@@ -187,6 +187,20 @@ def test_cli_run_ssh_every_file_and_process_operation_works_there(sshd, tmp_path
     assert "a.zip" not in listed and "all.txt" in listed
 
 
+def on_web1(sshd, tmp_path: Path, text: str, *options: str) -> list[dict]:
+    """Run ``text`` on the cluster's first server (as web1), which must succeed: its records."""
+    result = run(
+        script(tmp_path, text),
+        f"--server=web1={sshd.servers[0].url}",
+        f"--identity={sshd.client_key}",
+        f"--known-hosts={sshd.known_hosts}",
+        "--log-format=jsonl",
+        *options,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
 SHELL_ENSURE = """\
 set $Kernel = $SHEval(uname -s);
 Log-Information kernel $Kernel;
@@ -204,17 +218,7 @@ def test_cli_run_ssh_shensure_and_sheval_collect_and_configure_there(sshd, tmp_p
     tag = os.urandom(4).hex()
 
     def ran(*options: str) -> list[dict]:
-        result = run(
-            script(tmp_path, SHELL_ENSURE),
-            f"--server=web1={sshd.servers[0].url}",
-            f"--identity={sshd.client_key}",
-            f"--known-hosts={sshd.known_hosts}",
-            f"--var=Tag={tag}",
-            "--log-format=jsonl",
-            *options,
-        )
-        assert result.returncode == 0, result.stdout + result.stderr
-        return [json.loads(line) for line in result.stdout.splitlines()]
+        return on_web1(sshd, tmp_path, SHELL_ENSURE, f"--var=Tag={tag}", *options)
 
     collected = ran("--mode=collect")
     messages = [r.get("message", "") for r in collected]
@@ -241,16 +245,7 @@ SHExec cat otter-lines-$Tag/sshd_config otter-lines-$Tag/hosts;
 
 
 def test_cli_run_ssh_file_lines_and_hosts_entries_are_changed_there(sshd, tmp_path: Path) -> None:
-    result = run(
-        script(tmp_path, LINES),
-        f"--server=web1={sshd.servers[0].url}",
-        f"--identity={sshd.client_key}",
-        f"--known-hosts={sshd.known_hosts}",
-        f"--var=Tag={os.urandom(4).hex()}",
-        "--log-format=jsonl",
-    )
-    records = [json.loads(line) for line in result.stdout.splitlines()]
-    assert result.returncode == 0, result.stdout + result.stderr
+    records = on_web1(sshd, tmp_path, LINES, f"--var=Tag={os.urandom(4).hex()}")
     printed = [
         r["message"] for r in records if r.get("message") and r.get("level") == "information"
     ]
@@ -260,25 +255,12 @@ def test_cli_run_ssh_file_lines_and_hosts_entries_are_changed_there(sshd, tmp_pa
 
 def test_cli_run_ssh_cron_job_in_the_logins_own_crontab(sshd, tmp_path: Path) -> None:
     name = f"otter-{os.urandom(4).hex()}"
-
-    def ran(script_text: str, *options: str) -> list[dict]:
-        result = run(
-            script(tmp_path, script_text),
-            f"--server=web1={sshd.servers[0].url}",
-            f"--identity={sshd.client_key}",
-            f"--known-hosts={sshd.known_hosts}",
-            "--log-format=jsonl",
-            *options,
-        )
-        assert result.returncode == 0, result.stdout + result.stderr
-        return [json.loads(line) for line in result.stdout.splitlines()]
-
     job = f"Ensure-CronJob {name} (Schedule: '@hourly', Command: echo {name});"
     listing = f"SHExec crontab -l;\nEnsure-CronJob {name} (Exists: false);\nSHExec crontab -l;"
-    assert ran(job, "--mode=collect")[-1]["drifted"] == 1
-    ran(job)
-    assert ran(job, "--mode=collect")[-1]["drifted"] == 0
-    messages = [r.get("message", "") for r in ran(listing)]
+    assert on_web1(sshd, tmp_path, job, "--mode=collect")[-1]["drifted"] == 1
+    on_web1(sshd, tmp_path, job)
+    assert on_web1(sshd, tmp_path, job, "--mode=collect")[-1]["drifted"] == 0
+    messages = [r.get("message", "") for r in on_web1(sshd, tmp_path, listing)]
     first = messages.index(f"# OtterWeb: {name}")
     assert messages[first + 1] == f"@hourly echo {name}"
     assert messages.count(f"# OtterWeb: {name}") == 1  # removed before the second listing
