@@ -4,6 +4,7 @@ from engine.operations import (  # noqa: F401
     accounts,
     files,
     general,
+    git,
     http,
     lines,
     scripting,

@@ -264,3 +264,26 @@ def test_cli_run_ssh_cron_job_in_the_logins_own_crontab(sshd, tmp_path: Path) ->
     first = messages.index(f"# OtterWeb: {name}")
     assert messages[first + 1] == f"@hourly echo {name}"
     assert messages.count(f"# OtterWeb: {name}") == 1  # removed before the second listing
+
+
+GIT = """\
+SHExec >>set -e
+mkdir otter-git-$Tag && cd otter-git-$Tag
+git init --quiet --bare -b main origin.git
+git clone --quiet origin.git author 2>/dev/null && cd author && git checkout --quiet -b main
+echo first > notes.txt && git add notes.txt
+git -c user.name=Ops -c user.email=ops@example.org commit --quiet -m first
+git push --quiet origin HEAD:main>>;
+Checkout-Code (RepositoryUrl: otter-git-$Tag/origin.git, To: otter-git-$Tag/copy, CommitHash => $C);
+Log-Information commit $C;
+SHExec cat otter-git-$Tag/copy/notes.txt;
+Ensure-GitRepository (RepositoryUrl: otter-git-$Tag/origin.git, To: otter-git-$Tag/copy);
+"""
+
+
+def test_cli_run_ssh_checkout_code_with_the_servers_git(sshd, tmp_path: Path) -> None:
+    records = on_web1(sshd, tmp_path, GIT, f"--var=Tag={os.urandom(4).hex()}")
+    messages = [r.get("message", "") for r in records]
+    assert "first" in messages
+    assert any(m.startswith("commit ") and len(m) == len("commit ") + 40 for m in messages)
+    assert records[-1]["status"] == "normal"
