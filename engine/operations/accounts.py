@@ -5,18 +5,9 @@ from __future__ import annotations
 
 import re
 
-from engine.operations.process import output_of
+from engine.operations.process import must_run, output_of
 from engine.registry import Kind, Operation, ParamType, operation, param
 from engine.values import to_text
-
-
-async def must_run(run, command: list[str]) -> str:
-    """Run a program that changes the server; its output, or an error naming what it said."""
-    code, output, errors = await output_of(run, command)
-    if code != 0:
-        said = " ".join(errors or output.splitlines())[:500]
-        raise ValueError(f"{command[0]} exited with code {code} on {run.server}: {said}")
-    return output
 
 
 async def entry(run, database: str, name: str) -> list[str] | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from engine.operations.process import output_of
+from engine.operations.process import must_run, output_of
 from engine.registry import Kind, Operation, ParamType, operation, param
 
 COMMIT = re.compile(r"[0-9a-f]{7,40}")
@@ -60,15 +60,7 @@ class WorkingCopy(Operation):
         return run.resolve(self.to or "") or "."
 
     async def git(self, run, *arguments: str, folder: str | None = None) -> str:
-        """git's output; an error naming what git said when it fails."""
-        command = ["git", *(["-C", folder] if folder else []), *arguments]
-        code, output, errors = await output_of(run, command)
-        if code != 0:
-            said = " ".join(errors or output.splitlines())[:500]
-            raise ValueError(
-                f"git {arguments[0]} failed on {run.server} (exit code {code}): {said}"
-            )
-        return output
+        return await must_run(run, ["git", *(["-C", folder] if folder else []), *arguments])
 
     async def remote_commit(self, run) -> str:
         """The commit BranchOrCommit names in the repository, read without fetching: a branch

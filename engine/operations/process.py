@@ -164,3 +164,13 @@ async def output_of(
     agent = await run.agent()
     code = await agent.run(command, on_output=keep, cwd=run.working_directory or None, stdin=stdin)
     return code, "\n".join(output), errors
+
+
+async def must_run(run, command: list[str]) -> str:
+    """Run a program on the server in context that must succeed: its standard output (see
+    `output_of`), or an error naming the server and what the program said."""
+    code, output, errors = await output_of(run, command)
+    if code != 0:
+        said = " ".join(errors or output.splitlines())[:500]
+        raise ValueError(f"{command[0]} exited with code {code} on {run.server}: {said}")
+    return output
