@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import random
 import subprocess
 import uuid
 from pathlib import Path
@@ -33,35 +34,48 @@ def names():
         subprocess.run(["groupdel", made_name], capture_output=True)
 
 
+def free_id() -> int:
+    """A user and group id nobody has: runs side by side (other checkouts) make theirs too."""
+    while True:
+        candidate = random.randrange(30_000, 60_000)
+        taken = [
+            subprocess.run(["getent", database, str(candidate)], capture_output=True).returncode
+            == 0
+            for database in ("passwd", "group")
+        ]
+        if not any(taken):
+            return candidate
+
+
 def group_id(name: str) -> int | None:
     found = subprocess.run(["getent", "group", name], capture_output=True, text=True)
     return int(found.stdout.split(":")[2]) if found.returncode == 0 else None
 
 
 async def test_ensure_group_makes_changes_the_id_of_and_deletes_a_group(run, names) -> None:
-    group = names()
-    script = f"Ensure-Group {group} (Gid: 48213);"
+    group, first, second = names(), free_id(), free_id()
+    script = f"Ensure-Group {group} (Gid: {first});"
     (drift,) = (await run(script, mode="collect")).result.drifted
     assert [(d.property, d.expected, d.actual) for d in drift.differences] == [
         ("Exists", True, False),
-        ("Gid", 48213, None),
+        ("Gid", first, None),
     ]
     assert group_id(group) is None
-    assert (await run(script)).status == "normal" and group_id(group) == 48213
-    changed = await run(f"Ensure-Group {group} (Gid: 48214);")
-    assert f"Changed the id of the group {group} to 48214." in changed.info
-    assert group_id(group) == 48214
-    assert not (await run(f"Ensure-Group {group} (Gid: 48214);", mode="collect")).result.drifted
+    assert (await run(script)).status == "normal" and group_id(group) == first
+    changed = await run(f"Ensure-Group {group} (Gid: {second});")
+    assert f"Changed the id of the group {group} to {second}." in changed.info
+    assert group_id(group) == second
+    assert not (await run(f"Ensure-Group {group} (Gid: {second});", mode="collect")).result.drifted
     await run(f"Ensure-Group {group} (Exists: false);")
     assert group_id(group) is None
 
 
 async def test_ensure_user_makes_a_user_as_declared(run, names) -> None:
-    user, team = names(), names()
+    user, team, uid = names(), names(), free_id()
     await run(f"Ensure-Group {team};")
     script = f"""Ensure-User {user}
 (
-    Uid: 48301,
+    Uid: {uid},
     Groups: @({team}),
     Shell: /bin/sh,
     Locked: true,
@@ -72,13 +86,13 @@ async def test_ensure_user_makes_a_user_as_declared(run, names) -> None:
     ran = await run(script)
     assert ran.status == "normal", ran.messages()
     entry = pwd.getpwnam(user)
-    assert (entry.pw_uid, entry.pw_shell) == (48301, "/bin/sh")
+    assert (entry.pw_uid, entry.pw_shell) == (uid, "/bin/sh")
     groups = subprocess.run(["id", "-nG", user], capture_output=True, text=True).stdout.split()
     assert set(groups) == {user, team}
     keys = Path(entry.pw_dir) / ".ssh" / "authorized_keys"
     assert keys.read_text() == KEY + "\n"
-    assert keys.stat().st_mode & 0o777 == 0o600 and keys.stat().st_uid == 48301
-    assert (keys.parent.stat().st_mode & 0o777, keys.parent.stat().st_uid) == (0o700, 48301)
+    assert keys.stat().st_mode & 0o777 == 0o600 and keys.stat().st_uid == uid
+    assert (keys.parent.stat().st_mode & 0o777, keys.parent.stat().st_uid) == (0o700, uid)
     status = subprocess.run(["passwd", "-S", user], capture_output=True, text=True).stdout
     assert status.split()[1] == "L"
     assert not (await run(script, mode="collect")).result.drifted
