@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from engine.operations.process import must_run, output_of
+from engine.operations.process import must_run, output_of, shell_command
 from engine.registry import Kind, Operation, ParamType, operation, param
 from engine.values import to_text
 
@@ -149,7 +149,7 @@ class EnsureUser(Operation):
 
     async def read_keys(self, run, home: str) -> list[str]:
         # through a command, not the agent's file access: over SSH, commands go through sudo
-        text = await must_run(run, ["sh", "-c", READ_KEYS, "sh", f"{home}/.ssh/authorized_keys"])
+        text = await must_run(run, shell_command(READ_KEYS, [f"{home}/.ssh/authorized_keys"]))
         return [line.strip() for line in text.splitlines() if line.strip()]
 
     async def execute(self, run) -> None:
@@ -166,10 +166,11 @@ class EnsureUser(Operation):
             actual = await self.collect(run)
         else:
             changed = {key: value for key, value in wanted.items() if actual.get(key) != value}
-            options = self.options({k: v for k, v in changed.items() if k != "Locked"})
+            options = self.options(changed)
             if options:
                 await must_run(run, ["usermod", *options, self.name])
-                run.info(f"Changed {', '.join(sorted(set(changed) - {'Locked'}))} of {self.name}.")
+                named = sorted(key for key, _ in USER_OPTIONS if key in changed)
+                run.info(f"Changed {', '.join(named)} of {self.name}.")
         if self.locked is not None and actual.get("Locked") != self.locked:
             await must_run(run, ["usermod", "-L" if self.locked else "-U", self.name])
             run.info(f"{'Locked' if self.locked else 'Unlocked'} the password of {self.name}.")
@@ -177,35 +178,26 @@ class EnsureUser(Operation):
             await self.write_keys(run, actual["Home"])
 
     def options(self, wanted: dict) -> list[str]:
-        """useradd's and usermod's options for the properties in ``wanted``."""
+        """useradd's and usermod's options for the properties in ``wanted`` (not Locked)."""
         options: list[str] = []
-        if "Uid" in wanted:
-            options += ["-u", str(wanted["Uid"])]
-        if "Group" in wanted:
-            options += ["-g", wanted["Group"]]
-        if "Groups" in wanted:
-            options += ["-G", ",".join(wanted["Groups"])]
-        if "Shell" in wanted:
-            options += ["-s", wanted["Shell"]]
-        if "Home" in wanted:
-            options += ["-d", wanted["Home"]]
+        for key, option in USER_OPTIONS:
+            if key in wanted:
+                value = wanted[key]
+                options += [option, ",".join(value) if key == "Groups" else str(value)]
         return options
 
     async def write_keys(self, run, home: str) -> None:
         keys = self.keys()
-        code, _, errors = await output_of(
+        await must_run(
             run,
-            ["sh", "-c", WRITE_KEYS, "sh", f"{home}/.ssh", self.name],
+            shell_command(WRITE_KEYS, [f"{home}/.ssh", self.name]),
             stdin="".join(f"{key}\n" for key in keys).encode(),
         )
-        if code != 0:
-            raise ValueError(
-                f"writing the authorized keys of {self.name} failed on {run.server}: "
-                + " ".join(errors)[:500]
-            )
         run.info(f"Wrote {len(keys)} authorized key(s) for {self.name}.")
 
 
+# useradd's and usermod's option for each property they set
+USER_OPTIONS = (("Uid", "-u"), ("Group", "-g"), ("Groups", "-G"), ("Shell", "-s"), ("Home", "-d"))
 READ_KEYS = 'test -f "$1" || exit 0; cat "$1"'
 # ~/.ssh (700) and its authorized_keys (600), the user's, written from standard input
 WRITE_KEYS = (
@@ -302,20 +294,17 @@ class EnsureCronJob(Operation):
             if self.exists
             else []
         )
+        if position is None and not self.exists:
+            run.debug(f"There is no cron job {self.name}: nothing to remove.")
+            return
         if position is not None:
-            if self.exists and lines[position : position + 2] == wanted:
+            if lines[position : position + 2] == wanted:
                 run.debug(f"The cron job {self.name} is already as declared.")
                 return
             del lines[position : position + 2]
-        elif not self.exists:
-            run.debug(f"There is no cron job {self.name}: nothing to remove.")
-            return
-        if self.exists:
-            lines += wanted
-        code, _, errors = await output_of(
+        lines += wanted
+        await must_run(
             run, self.crontab("-"), stdin="".join(f"{line}\n" for line in lines).encode()
         )
-        if code != 0:
-            raise ValueError(f"crontab refused the new table on {run.server}: {' '.join(errors)}")
         whose = f" of {self.user}" if self.user else ""
         run.info(f"{'Wrote' if self.exists else 'Removed'} the cron job {self.name}{whose}.")

@@ -62,8 +62,12 @@ class WorkingCopy(Operation):
     async def git(self, run, *arguments: str, folder: str | None = None) -> str:
         return await must_run(run, ["git", *(["-C", folder] if folder else []), *arguments])
 
-    async def remote_commit(self, run) -> str:
-        """The commit BranchOrCommit names in the repository, read without fetching: a branch
+    async def is_working_copy(self, run) -> bool:
+        agent = await run.agent()
+        return await agent.stat(agent.join(self.folder(run), ".git")) is not None
+
+    async def remote_commit(self, run, repository: str) -> str:
+        """The commit BranchOrCommit names in ``repository``, read without fetching: a branch
         or a tag's (a tag's commit, not the tag), or the commit given."""
         wanted = self.branch_or_commit or "HEAD"
         refs = (
@@ -71,7 +75,7 @@ class WorkingCopy(Operation):
             if wanted == "HEAD"
             else [f"refs/heads/{wanted}", f"refs/tags/{wanted}", f"refs/tags/{wanted}^{{}}"]
         )
-        listed = await self.git(run, "ls-remote", await self.repository(run), *refs)
+        listed = await self.git(run, "ls-remote", repository, *refs)
         found: dict[str, str] = {}  # ref -> commit
         for line in listed.splitlines():
             commit, _, ref = line.partition("\t")
@@ -83,21 +87,16 @@ class WorkingCopy(Operation):
             return wanted
         raise ValueError(f"{self.url} has no branch, tag or commit '{wanted}'")
 
-    async def check_out(self, run) -> str:
-        """Clone or fetch, then check out BranchOrCommit, local changes discarded; the commit."""
-        agent = await run.agent()
+    async def check_out(self, run, repository: str, commit: str) -> str:
+        """Clone ``repository`` or fetch it, then check ``commit`` out, local changes discarded;
+        the commit checked out, in full."""
         folder = self.folder(run)
-        if await agent.stat(agent.join(folder, ".git")) is None:
-            await agent.make_dirs(folder)
-            await self.git(
-                run, "clone", "--quiet", "--no-checkout", await self.repository(run), folder
-            )
-        else:
-            await self.git(
-                run, "remote", "set-url", "origin", await self.repository(run), folder=folder
-            )
+        if await self.is_working_copy(run):
+            await self.git(run, "remote", "set-url", "origin", repository, folder=folder)
             await self.git(run, "fetch", "--quiet", "--tags", "--force", "origin", folder=folder)
-        commit = await self.remote_commit(run)
+        else:
+            await (await run.agent()).make_dirs(folder)
+            await self.git(run, "clone", "--quiet", "--no-checkout", repository, folder)
         await self.git(run, "checkout", "--quiet", "--force", "--detach", commit, folder=folder)
         if self.recurse_submodules:
             await self.git(
@@ -126,7 +125,9 @@ class CheckoutCode(WorkingCopy):
     )
 
     async def execute(self, run) -> None:
-        self.commit_hash = await self.check_out(run)
+        repository = await self.repository(run)
+        commit = await self.remote_commit(run, repository)
+        self.commit_hash = await self.check_out(run, repository, commit)
         run.info(f"Checked out {self.commit_hash[:12]} of {self.url}.")
 
 
@@ -151,11 +152,10 @@ class EnsureGitRepository(WorkingCopy):
 
     async def collect(self, run) -> dict:
         self.wanted_url = await self.repository(run)
-        self.wanted_commit = await self.remote_commit(run)
-        agent = await run.agent()
-        folder = self.folder(run)
-        if await agent.stat(agent.join(folder, ".git")) is None:
+        self.wanted_commit = await self.remote_commit(run, self.wanted_url)
+        if not await self.is_working_copy(run):
             return {"RepositoryUrl": None, "Commit": None, "LocalChanges": None}
+        folder = self.folder(run)
         head = await self.git(run, "rev-parse", "HEAD", folder=folder)
         url = await self.git(run, "remote", "get-url", "origin", folder=folder)
         changes = await self.git(
@@ -169,8 +169,10 @@ class EnsureGitRepository(WorkingCopy):
 
     async def execute(self, run) -> None:
         folder = self.folder(run)
-        if await self.collect(run) == self.desired():
-            run.debug(f"{folder} is already at {self.wanted_commit} of {self.url}.")
+        actual = await self.collect(run)
+        wanted = self.desired()
+        if actual == wanted:
+            run.debug(f"{folder} is already at {wanted['Commit']} of {self.url}.")
             return
-        commit = await self.check_out(run)
+        commit = await self.check_out(run, wanted["RepositoryUrl"], wanted["Commit"])
         run.info(f"{folder} is now at {commit[:12]} of {self.url}.")

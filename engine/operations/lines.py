@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import time
 
-from engine.limits import REGEX_SECONDS
-from engine.patterns import PatternTimeout, escape
 from engine.patterns import compile as compile_pattern
+from engine.patterns import escape
 from engine.registry import Kind, Operation, ParamType, operation, param
 
 
@@ -72,15 +71,12 @@ class EnsureFileLine(Operation):
         pattern = compile_pattern(
             self.match if self.match is not None else f"^{escape(self.line)}$", name="Match"
         )
-        deadline = time.monotonic() + REGEX_SECONDS
-        positions = []
-        for position, line in enumerate(lines):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise PatternTimeout(pattern.text, REGEX_SECONDS, "Match")
-            if pattern.search(line, seconds=left):
-                positions.append(position)
-        return positions
+        deadline = time.monotonic() + pattern.seconds
+        return [
+            position
+            for position, line in enumerate(lines)
+            if pattern.search(line, seconds=deadline - time.monotonic())
+        ]
 
     async def collect(self, run) -> dict:
         self.check()

@@ -144,9 +144,14 @@ def capture_line(line: str, captured: list[str]) -> bool:
     return False
 
 
+def shell_command(script: str, arguments: list[str]) -> list[str]:
+    """The command that runs a shell script with its arguments ($1, $2...)."""
+    return ["/bin/sh", "-c", script, "sh", *arguments]
+
+
 async def shell_output(run, script: str, arguments: list[str]) -> tuple[int, str, list[str]]:
     """Run a shell script on the server in context for what it prints (see `output_of`)."""
-    return await output_of(run, ["/bin/sh", "-c", script, "sh", *arguments])
+    return await output_of(run, shell_command(script, arguments))
 
 
 async def output_of(
@@ -166,10 +171,10 @@ async def output_of(
     return code, "\n".join(output), errors
 
 
-async def must_run(run, command: list[str]) -> str:
+async def must_run(run, command: list[str], *, stdin: bytes | None = None) -> str:
     """Run a program on the server in context that must succeed: its standard output (see
     `output_of`), or an error naming the server and what the program said."""
-    code, output, errors = await output_of(run, command)
+    code, output, errors = await output_of(run, command, stdin=stdin)
     if code != 0:
         said = " ".join(errors or output.splitlines())[:500]
         raise ValueError(f"{command[0]} exited with code {code} on {run.server}: {said}")

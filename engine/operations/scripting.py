@@ -10,6 +10,7 @@ from engine.operations.process import (
     OUT_MARKER,
     OutputLevels,
     run_process,
+    shell_command,
     shell_output,
     split_command,
 )
@@ -83,7 +84,7 @@ class ShellScript(Script, OutputLevels):
         captured: list[str] = []
         await run_process(
             run,
-            ["/bin/sh", "-c", script, "sh", *split_command(self.arguments or "")],
+            shell_command(script, split_command(self.arguments or "")),
             env=self.environment_variables(),
             **self.levels(),
             success=self.success_exit_code,
@@ -218,7 +219,7 @@ class SHEnsure(Operation):
         script = await self.script(run, self.configure_text, self.configure_script, "Configure")
         run.info(f"{self.key} is {found!r}, not {expected!r}: running the configure script.")
         code = await run_process(
-            run, ["/bin/sh", "-c", script, "sh", *split_command(self.configure_arguments or "")]
+            run, shell_command(script, split_command(self.configure_arguments or ""))
         )
         if code != 0:
             return  # run_process logged the error, which fails the operation
