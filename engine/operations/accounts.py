@@ -277,12 +277,13 @@ class EnsureCronJob(Operation):
         position = self.find(lines)
         if position is None:
             return {"Exists": False}
-        entry = lines[position + 1].split()
-        cut = 1 if entry[:1] and entry[0].startswith("@") else 5
+        line = lines[position + 1]
+        cut = 1 if line.lstrip().startswith("@") else 5
+        fields = line.split(maxsplit=cut)  # the schedule's fields, then the command as written
         return {
             "Exists": True,
-            "Schedule": " ".join(entry[:cut]),
-            "Command": " ".join(entry[cut:]),
+            "Schedule": " ".join(fields[:cut]),
+            "Command": fields[cut] if len(fields) > cut else "",
         }
 
     async def execute(self, run) -> None:

@@ -180,3 +180,12 @@ async def test_ensure_cron_job_refuses_a_schedule_that_is_not_cron(run, names) -
         "Ensure-CronJob's Schedule 'every day' is not five cron fields (30 2 * * *) or a word "
         "like @daily"
     ]
+
+
+async def test_ensure_cron_job_command_keeps_its_spaces_and_does_not_drift(run, names) -> None:
+    user = names()
+    await run(f"Ensure-User {user};")
+    script = f"Ensure-CronJob spaced (User: {user}, Schedule: 0 * * * *, Command: >>echo 'a  b'>>);"
+    await run(script)
+    assert crontab_of(user) == "# OtterWeb: spaced\n0 * * * * echo 'a  b'\n"
+    assert not (await run(script, mode="collect")).result.drifted
