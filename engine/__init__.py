@@ -60,9 +60,11 @@ from engine.interpreter import (
     check_credential_kind,
     run,
 )
+from engine.inventory import Inventory, inventory_script, read_inventory
 from engine.json_text import json_dumps, json_loads
 from engine.json_values import from_json_value
 from engine.limits import MAX_NESTING, allow_deep_recursion
+from engine.packages import Manager, Package, compare_versions
 from engine.parser import parse
 from engine.patterns import PatternError, PatternTimeout
 from engine.patterns import compile as compile_pattern
@@ -93,14 +95,17 @@ __all__ = [
     "Host",
     "HostKeyChanged",
     "HostKeyUntrusted",
+    "Inventory",
     "Level",
     "LocalAgent",
     "LockProvider",
     "LogRecord",
+    "Manager",
     "Mode",
     "OperationSpec",
     "OtterError",
     "OtterSyntaxError",
+    "Package",
     "Param",
     "PatternError",
     "PatternTimeout",
@@ -118,12 +123,14 @@ __all__ = [
     "check",
     "check_credential_kind",
     "combine_plan",
+    "compare_versions",
     "compile_pattern",
     "escape_pattern",
     "fingerprint",
     "format_script",
     "from_blocks",
     "from_json_value",
+    "inventory_script",
     "json_dumps",
     "json_loads",
     "kind",
@@ -131,6 +138,7 @@ __all__ = [
     "named_targets",
     "parse",
     "probe",
+    "read_inventory",
     "remediation_outline",
     "run",
     "run_environment",

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from engine.agents import Agent, LocalAgent, SshConnections, SshTarget
 from engine.interpreter.logs import LogSink, NullSink
+from engine.packages import Manager, Package
 from engine.values import Value
 
 # The kinds of credential, as RunCredential.kind names them, and in words.
@@ -89,6 +90,8 @@ class Host:
     working_directory: str = field(default_factory=os.getcwd)
     locks: LockProvider = field(default_factory=lambda: IN_PROCESS_LOCKS)
     raft: str | None = None  # the raft the script belongs to, for modules and scripts it names
+    # the packages runs collected, by server and package manager (see record_packages)
+    collected_packages: dict[tuple[str, Manager], list[Package]] = field(default_factory=dict)
 
     # ---- inventory
 
@@ -144,6 +147,16 @@ class Host:
     async def raft_item(self, raft: str | None, name: str, kind: str) -> str | None:
         """The text of a raft item (``module``, ``script``, ``template``, ``asset``), or None."""
         return None
+
+    # ---- collected inventory
+
+    async def record_packages(self, server: str, manager: Manager, packages: list[Package]) -> str:
+        """Keep the packages of ``manager`` installed on ``server``, as a run collected them
+        (Collect-DebianPackages): the web application keeps them as the server's inventory;
+        this default keeps the last ones in ``collected_packages``. Returns "" when they are
+        kept, or else why not."""
+        self.collected_packages[(server, manager)] = packages
+        return ""
 
     # ---- pacing
 

@@ -177,5 +177,11 @@ async def must_run(run, command: list[str], *, stdin: bytes | None = None) -> st
     code, output, errors = await output_of(run, command, stdin=stdin)
     if code != 0:
         said = " ".join(errors or output.splitlines())[:500]
-        raise ValueError(f"{command[0]} exited with code {code} on {run.server}: {said}")
+        raise ValueError(f"{program(command)} exited with code {code} on {run.server}: {said}")
     return output
+
+
+def program(command: list[str]) -> str:
+    """The program ``command`` runs: the first word after `env` and its variables."""
+    words = command[1:] if command[0] == "env" else command
+    return next((word for word in words if "=" not in word), command[0])

@@ -8,6 +8,7 @@ from collections.abc import Collection
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.utils import timezone
 
 from engine import (
     Agent,
@@ -16,6 +17,8 @@ from engine import (
     Host,
     HostKeyUntrusted,
     LockProvider,
+    Manager,
+    Package,
     RunCredential,
     SshConnections,
     Value,
@@ -36,6 +39,7 @@ from otterweb.inventory.selectors import (
     resolve_variables,
     variable_table,
 )
+from otterweb.inventory.services import record_packages
 from otterweb.privileges.checks import RUN, may
 from otterweb.rafts.models import RaftItem
 from otterweb.rafts.selectors import find_item
@@ -244,6 +248,15 @@ class DjangoHost(Host):
         finally:
             while self._new_host_keys:
                 await sync_to_async(remember_host_key)(*self._new_host_keys.pop())
+
+    async def record_packages(self, server: str, manager: Manager, packages: list[Package]) -> str:
+        stored = self._servers.get(server.casefold())
+        if stored is None:
+            return f"{server} is not a server of the inventory"
+        await sync_to_async(record_packages)(
+            server=stored, manager=manager, packages=packages, collected=timezone.now()
+        )
+        return ""
 
     def working_directory_of(self, server: str) -> str:
         stored = self._servers.get(server.casefold())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import platform
+import subprocess
 import time
 from collections.abc import Iterable
 from datetime import datetime, timedelta
@@ -29,9 +30,12 @@ from engine import (
     SshTarget,
     check_credential_kind,
     fingerprint,
+    inventory_script,
     probe,
+    read_inventory,
 )
 from otterweb.audit import services as audit
+from otterweb.inventory import services
 from otterweb.inventory.models import Credential, Server
 
 logger = logging.getLogger(__name__)
@@ -253,11 +257,25 @@ def _this_machine() -> ServerFacts:
         for line in release.read_text(errors="replace").splitlines():
             if line.startswith("PRETTY_NAME="):
                 os_name = line.partition("=")[2].strip().strip('"')
+    latency_ms = round((time.perf_counter() - started) * 1000, 1)
+    try:
+        listed = subprocess.run(
+            ["/bin/sh", "-c", inventory_script()],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=60,
+            check=False,
+        )
+        inventory = read_inventory(listed.stdout)
+    except (OSError, subprocess.TimeoutExpired):
+        inventory = None
     return ServerFacts(
-        latency_ms=round((time.perf_counter() - started) * 1000, 1),
+        latency_ms=latency_ms,
         host_key="",
         os_name=os_name,
         kernel=f"{uname.system} {uname.release} {uname.machine}",
+        inventory=inventory,
     )
 
 
@@ -273,6 +291,14 @@ def _record(server: Server, result: ServerFacts | AgentError) -> None:
             last_seen=now,
             check_error="",
         )
+        if result.inventory is not None:
+            services.record_inventory(server=server, inventory=result.inventory, collected=now)
+        else:
+            logger.warning(
+                "message='server answered the check but not its inventory script: its facts "
+                "and packages are kept as they were' server=%s",
+                server.name,
+            )
         logger.info(
             "message='server checked' server=%s address=%s reachable=true latency_ms=%.1f os=%r",
             server.name,

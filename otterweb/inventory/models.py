@@ -218,6 +218,11 @@ class Server(TimeStamped):
     last_checked = models.DateTimeField(null=True, editable=False)
     last_seen = models.DateTimeField(null=True, editable=False)
     check_error = models.TextField(blank=True, editable=False)
+    # what the check found the server to be (engine.inventory.Inventory.facts: OS id and version,
+    # architecture, CPUs, memory, addresses, disks), and when; when its packages were collected
+    facts = models.JSONField(default=dict, blank=True, editable=False)
+    facts_collected = models.DateTimeField(null=True, editable=False)
+    packages_collected = models.DateTimeField(null=True, editable=False)
     remediation = models.CharField(
         max_length=20,
         choices=Remediation.choices,
@@ -252,6 +257,33 @@ class Server(TimeStamped):
 
     def trusted_host_keys(self) -> tuple[str, ...]:
         return tuple(line.strip() for line in self.host_keys.splitlines() if line.strip())
+
+
+class InstalledPackage(models.Model):
+    """A package installed on a server, as the server check or a run's Collect-DebianPackages
+    last found it."""
+
+    class Manager(models.TextChoices):
+        DEBIAN = "deb", "Debian"
+        RPM = "rpm", "RPM"
+
+    server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="packages")
+    manager = models.CharField(max_length=10, choices=Manager.choices)
+    name = models.CharField(max_length=200)
+    version = models.CharField(max_length=200)
+    architecture = models.CharField(max_length=50, blank=True)
+
+    class Meta:
+        ordering = ["name", "architecture"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["server", "manager", "name", "architecture"], name="one_package_per_server"
+            )
+        ]
+        indexes = [models.Index(fields=["name"])]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.version} ({self.server})"
 
 
 class Variable(TimeStamped):

@@ -6,15 +6,24 @@ are keyed by that field's name, so a form shows them beside it."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import TypedDict
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Model
 
-from engine import OtterSyntaxError, fingerprint, literal_value
+from engine import Inventory, Manager, OtterSyntaxError, Package, fingerprint, literal_value
 from otterweb.inventory import selectors
-from otterweb.inventory.models import Credential, Environment, Remediation, Role, Server, Variable
+from otterweb.inventory.models import (
+    Credential,
+    Environment,
+    InstalledPackage,
+    Remediation,
+    Role,
+    Server,
+    Variable,
+)
 from otterweb.parse_errors import parse_failure
 from otterweb.rafts.models import RaftItem
 
@@ -314,6 +323,58 @@ def save_server(
     server.roles.set(list(roles))
     server.environments.set(list(environments))
     return server
+
+
+# ---- the collected inventory
+
+
+@transaction.atomic
+def record_packages(
+    *, server: Server, manager: Manager, packages: Iterable[Package], collected: datetime
+) -> None:
+    """Keep ``packages`` as the packages of ``manager`` installed on ``server``: the ones kept
+    that are no longer there are deleted, the others changed or added (a server whose packages
+    did not change costs one query)."""
+    kept = {
+        (p.name, p.architecture): p
+        for p in InstalledPackage.objects.filter(server=server, manager=manager)
+    }
+    added: list[InstalledPackage] = []
+    changed: list[InstalledPackage] = []
+    for package in packages:
+        found = kept.pop((package.name, package.architecture), None)
+        if found is None:
+            added.append(
+                InstalledPackage(
+                    server=server,
+                    manager=manager,
+                    name=package.name,
+                    version=package.version,
+                    architecture=package.architecture,
+                )
+            )
+        elif found.version != package.version:
+            found.version = package.version
+            changed.append(found)
+    if kept:
+        InstalledPackage.objects.filter(pk__in=[p.pk for p in kept.values()]).delete()
+    InstalledPackage.objects.bulk_update(changed, ["version"], batch_size=500)
+    InstalledPackage.objects.bulk_create(added, batch_size=500)
+    Server.objects.filter(pk=server.pk).update(packages_collected=collected)
+
+
+@transaction.atomic
+def record_inventory(*, server: Server, inventory: Inventory, collected: datetime) -> None:
+    """Keep what a check found ``server`` to be and to have installed. A package manager the
+    server does not have has no packages there."""
+    Server.objects.filter(pk=server.pk).update(facts=inventory.facts(), facts_collected=collected)
+    for manager in Manager:
+        record_packages(
+            server=server,
+            manager=manager,
+            packages=inventory.packages.get(manager, ()),
+            collected=collected,
+        )
 
 
 def _host_keys(text: str) -> str:

@@ -16,6 +16,10 @@ from engine.agents.base import AgentError
 from engine.agents.ssh.agent import Connection, SshAgent
 from engine.agents.ssh.keys import HostKeyChanged, HostKeyUntrusted, host_key_algorithms, key_line
 from engine.agents.ssh.target import ServerFacts, SshTarget, reason
+from engine.inventory import inventory_script, read_inventory
+
+# the server check's inventory script: dpkg-query or rpm on a busy server takes seconds
+INVENTORY_TIMEOUT_SECONDS = 60
 
 # called with the server's name and the key line when a key is trusted on first use
 HostKeyHandler = Callable[[str, str], None]
@@ -180,7 +184,16 @@ async def probe(target: SshTarget) -> ServerFacts:
         )
         latency = (time.perf_counter() - started) * 1000
     except (asyncssh.Error, OSError, TimeoutError) as error:
+        connection.close()
         raise AgentError(f"{target.where} answered, but not to uname: {reason(error)}") from None
+    try:
+        listed = await asyncio.wait_for(
+            connection.run(inventory_script(), encoding="utf-8", errors="replace"),
+            INVENTORY_TIMEOUT_SECONDS,
+        )
+        inventory = read_inventory(str(listed.stdout or ""))
+    except (asyncssh.Error, OSError, TimeoutError):
+        inventory = None  # reachable all the same: the check says so, and keeps what it had
     finally:
         connection.close()
     lines = str(result.stdout or "").splitlines()
@@ -189,4 +202,5 @@ async def probe(target: SshTarget) -> ServerFacts:
         host_key=offered,
         kernel=lines[0].strip() if lines else "",
         os_name=lines[1].strip() if len(lines) > 1 else "",
+        inventory=inventory,
     )

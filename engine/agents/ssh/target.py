@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine.inventory import Inventory
+
 
 @dataclass(frozen=True)
 class SshTarget:
@@ -36,6 +38,7 @@ class ServerFacts:
     host_key: str
     os_name: str  # PRETTY_NAME of /etc/os-release ("" when there is none)
     kernel: str  # uname -srm
+    inventory: Inventory | None = None  # None when the server did not answer the inventory script
 
 
 def reason(error: BaseException) -> str:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from engine.interpreter import NullSink
+from engine.packages import Manager, Package
 from otterweb.executions.host import DjangoHost
 from otterweb.inventory import services
-from otterweb.inventory.models import Role, Server, Variable
+from otterweb.inventory.models import InstalledPackage, Role, Server, Variable
 from otterweb.inventory.selectors import resolve_variables
 
 pytestmark = pytest.mark.django_db
@@ -98,3 +101,16 @@ def test_load_keeps_inactive_servers_and_their_variables_out(large_inventory) ->
     host = load_host()
     assert "hidden" not in host.servers()
     assert "hush" not in host.sensitive_values()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_record_packages_keeps_a_runs_packages_on_the_inventorys_server() -> None:
+    server = services.save_server(name="web1")
+    host = load_host()
+    packages = [Package("openssl", "3.0.15-1~deb12u1", "amd64")]
+    assert asyncio.run(host.record_packages("WEB1", Manager.DEBIAN, packages)) == ""
+    (kept,) = InstalledPackage.objects.filter(server=server)
+    assert (kept.manager, kept.name, kept.version) == ("deb", "openssl", "3.0.15-1~deb12u1")
+    assert asyncio.run(host.record_packages("elsewhere", Manager.DEBIAN, packages)) == (
+        "elsewhere is not a server of the inventory"
+    )

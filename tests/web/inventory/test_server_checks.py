@@ -4,18 +4,23 @@ the pages and the services. Real OpenSSH servers on 127.0.0.1 (the ``sshd`` fixt
 
 from __future__ import annotations
 
+import os
+import platform
+import subprocess
 import threading
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.db import close_old_connections
 from django.utils import timezone
 
 from engine import fingerprint
+from engine.packages import Manager, Package
 from otterweb.executions import dispatch
 from otterweb.housekeeping import ROUNDS
-from otterweb.inventory import checks
-from otterweb.inventory.models import Credential, Server
+from otterweb.inventory import checks, services
+from otterweb.inventory.models import Credential, InstalledPackage, Server
 from tests.web.conftest import ssh_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,6 +34,79 @@ def test_check_server_records_what_a_trusted_server_is(sshd, ssh_key) -> None:
     assert server.kernel.startswith("Linux ")
     assert server.os_name  # PRETTY_NAME of /etc/os-release
     assert server.last_seen == server.last_checked
+    # the inventory: the loopback sshd is this machine
+    assert_inventory_of_this_machine(server)
+
+
+def installed_here() -> dict[str, str]:
+    listed = subprocess.run(
+        ["dpkg-query", "--show", "--showformat=${db:Status-Abbrev}\t${Package}\t${Version}\n"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return {
+        fields[1]: fields[2]
+        for fields in (line.split("\t") for line in listed.splitlines())
+        if fields[0][1:2] == "i"
+    }
+
+
+def assert_inventory_of_this_machine(server: Server) -> None:
+    release = dict(
+        line.split("=", 1)
+        for line in Path("/etc/os-release").read_text().splitlines()
+        if "=" in line
+    )
+    facts = server.facts
+    assert (facts["os_id"], facts["os_version"]) == (
+        release["ID"].strip('"'),
+        release["VERSION_ID"].strip('"'),
+    )
+    assert facts["architecture"] == platform.machine()
+    assert facts["cpus"] == os.cpu_count()
+    assert facts["memory_mb"] > 0
+    assert any(
+        disk["mount"] == "/" and disk["size_kb"] > disk["used_kb"] for disk in facts["disks"]
+    )
+    assert server.facts_collected == server.last_checked == server.packages_collected
+    packages = {
+        p.name: p.version for p in InstalledPackage.objects.filter(server=server, manager="deb")
+    }
+    assert packages == installed_here()
+
+
+def test_check_server_collects_the_local_servers_inventory_too(db) -> None:
+    server = checks.check_server(Server.objects.create(name="here"))
+    assert server.reachable is True
+    assert_inventory_of_this_machine(server)
+
+
+def test_record_packages_adds_changes_and_deletes_only_what_changed(db) -> None:
+    server = Server.objects.create(name="web1")
+    now = timezone.now()
+    services.record_packages(
+        server=server,
+        manager=Manager.DEBIAN,
+        packages=[Package("openssl", "3.0.11-1", "amd64"), Package("curl", "7.88.1-10", "amd64")],
+        collected=now,
+    )
+    kept = {p.name: p for p in InstalledPackage.objects.filter(server=server)}
+    later = now + timedelta(minutes=5)
+    services.record_packages(
+        server=server,
+        manager=Manager.DEBIAN,
+        packages=[Package("openssl", "3.0.15-1", "amd64"), Package("git", "1:2.39.5-0", "amd64")],
+        collected=later,
+    )
+    after = {p.name: p for p in InstalledPackage.objects.filter(server=server)}
+    assert {name: p.version for name, p in after.items()} == {
+        "git": "1:2.39.5-0",
+        "openssl": "3.0.15-1",
+    }
+    assert after["openssl"].pk == kept["openssl"].pk  # changed in place
+    server.refresh_from_db()
+    assert server.packages_collected == later
 
 
 def test_check_server_records_an_unreachable_port_with_its_reason(sshd, ssh_key) -> None:
