@@ -63,6 +63,13 @@ class Inventory:
     disks: tuple[Disk, ...] = ()
     packages: dict[Manager, list[Package]] = field(default_factory=dict)
 
+    @property
+    def system(self) -> str:
+        """The operating system as searches name it: ``debian-12`` (``""``: unknown)."""
+        if self.os_id and self.os_version:
+            return f"{self.os_id}-{self.os_version}"
+        return self.os_id
+
     def facts(self) -> dict:
         """The facts as JSON keeps them."""
         return {

@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 from django.db.models import Model
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from engine import MASK, fingerprint
-from otterweb.api.permissions import WritesWithinPrivileges, view_and
-from otterweb.inventory import checks, services
+from otterweb.api.permissions import WritesWithinPrivileges, holding, view_and
+from otterweb.inventory import checks, selectors, services
+from otterweb.inventory.forms import PackageSearchForm
 from otterweb.inventory.models import (
     SERVER_CHECK_FIELDS,
     Credential,
     Environment,
+    InstalledPackage,
     Role,
     Server,
     Variable,
 )
 from otterweb.inventory.selectors import resolve_variables
+from otterweb.privileges.checks import visible
 from otterweb.rafts.models import RaftItem
 
 
@@ -359,10 +362,43 @@ class ResolvedVariableSerializer(serializers.Serializer):
     )
 
 
+class InstalledPackageSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = InstalledPackage
+        fields = ["manager", "name", "version", "architecture"]
+
+
+class FoundPackageSerializer(InstalledPackageSerializer):
+    server = serializers.CharField(source="server.name")
+    operating_system = serializers.CharField(source="server.os_name")
+    system = serializers.CharField(source="server.system", help_text="debian-12")
+    collected = serializers.DateTimeField(source="server.packages_collected")
+
+    class Meta(InstalledPackageSerializer.Meta):
+        fields = [
+            "server",
+            "operating_system",
+            "system",
+            *InstalledPackageSerializer.Meta.fields,
+            "collected",
+        ]
+
+
 class ServerViewSet(WritesWithinPrivileges, ServerSshActions, viewsets.ModelViewSet):
     queryset = Server.objects.prefetch_related("roles", "environments").select_related("credential")
     serializer_class = ServerSerializer
     lookup_field = "name"
+
+    @extend_schema(responses={200: InstalledPackageSerializer(many=True)})
+    @action(detail=True, methods=["get"])
+    def packages(self, request, name=None):
+        """The packages installed on this server as last collected; ``q``: a part of the name."""
+        packages = self.get_object().packages.all()
+        contains = request.query_params.get("q", "").strip()
+        if contains:
+            packages = packages.filter(name__icontains=contains)
+        page = self.paginate_queryset(packages)
+        return self.get_paginated_response(InstalledPackageSerializer(page, many=True).data)
 
     def perform_destroy(self, instance):
         services.delete_server(server=instance)
@@ -389,6 +425,51 @@ class ServerViewSet(WritesWithinPrivileges, ServerSshActions, viewsets.ModelView
                 )
             ]
         )
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("name", str, description="The package's exact name."),
+        OpenApiParameter(
+            "test",
+            str,
+            enum=selectors.VersionTest.values,
+            description="How its version compares with ``version`` (older by default).",
+        ),
+        OpenApiParameter(
+            "version", str, description="A version as the package's manager writes it."
+        ),
+        OpenApiParameter("system", str, description="An operating system: debian-12."),
+    ]
+)
+class PackageViewSet(viewsets.GenericViewSet):
+    """The packages installed on the servers you may see, by server: optionally only those
+    called ``name`` (exact, any case), whose version passes ``test`` (older, at-least, exactly)
+    against ``version``, on the operating system ``system`` (debian-12)."""
+
+    permission_classes = [holding("inventory.view_server", "You may not view servers.")]
+    serializer_class = FoundPackageSerializer
+    filter_backends: list = []
+
+    def list(self, request):
+        servers = visible(request.user, Server.objects.all())
+        form = PackageSearchForm(
+            request.query_params, systems=selectors.operating_systems(servers=servers)
+        )
+        if not form.is_valid():
+            raise serializers.ValidationError(
+                {field: [str(error) for error in errors] for field, errors in form.errors.items()}
+            )
+        data = form.cleaned_data
+        found = selectors.find_packages(
+            servers=servers,
+            name=data["name"],
+            test=selectors.VersionTest(data["test"] or selectors.VersionTest.OLDER),
+            version=data["version"].strip(),
+            system=data["system"],
+        )
+        page = self.paginate_queryset(found)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
 
 class VariableViewSet(WritesWithinPrivileges, viewsets.ModelViewSet):

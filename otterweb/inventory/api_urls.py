@@ -1,5 +1,5 @@
-"""API routes of the inventory app, under /api/: environments, roles, servers, variables and
-credentials."""
+"""API routes of the inventory app, under /api/: environments, roles, servers (and their
+packages), variables, credentials, and the packages search."""
 
 from rest_framework.routers import SimpleRouter
 
@@ -11,3 +11,4 @@ router.register("roles", api.RoleViewSet)
 router.register("servers", api.ServerViewSet)
 router.register("variables", api.VariableViewSet)
 router.register("credentials", api.CredentialViewSet)
+router.register("packages", api.PackageViewSet, basename="package")

@@ -227,3 +227,31 @@ class VariableForm(forms.Form):
         if data.get("value") is None and self.keeps_stored_value and not data.get("sensitive"):
             self.add_error("value", services.UNMASK_NEEDS_VALUE)
         return data
+
+
+class PackageSearchForm(forms.Form):
+    """Servers by a package they have installed (at a version older than, at least or exactly
+    one), by operating system, or both."""
+
+    name = forms.CharField(label="Package", required=False, max_length=200)
+    test = forms.ChoiceField(
+        label="Version", choices=selectors.VersionTest.choices, initial="older", required=False
+    )
+    version = forms.CharField(label="Compared with", required=False, max_length=200)
+    system = forms.ChoiceField(label="Operating system", required=False)
+
+    def __init__(self, *args, systems: list[str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        system = self.fields["system"]
+        assert isinstance(system, forms.ChoiceField)
+        system.choices = [("", "any"), *((s, s) for s in systems)]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("version") and not data.get("name"):
+            raise ValidationError("Name the package whose version is compared.")
+        return data
+
+    @property
+    def searched(self) -> bool:
+        return self.is_valid() and bool(self.cleaned_data["name"] or self.cleaned_data["system"])

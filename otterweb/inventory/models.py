@@ -173,6 +173,10 @@ SERVER_CHECK_FIELDS = (
     "last_checked",
     "last_seen",
     "check_error",
+    "facts",
+    "system",
+    "facts_collected",
+    "packages_collected",
 )
 
 
@@ -221,6 +225,7 @@ class Server(TimeStamped):
     # what the check found the server to be (engine.inventory.Inventory.facts: OS id and version,
     # architecture, CPUs, memory, addresses, disks), and when; when its packages were collected
     facts = models.JSONField(default=dict, blank=True, editable=False)
+    system = models.CharField(max_length=100, blank=True, editable=False)  # debian-12, from facts
     facts_collected = models.DateTimeField(null=True, editable=False)
     packages_collected = models.DateTimeField(null=True, editable=False)
     remediation = models.CharField(

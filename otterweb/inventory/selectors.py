@@ -7,10 +7,17 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet, TextChoices
 
-from engine import Value
-from otterweb.inventory.models import Credential, Environment, Role, Server, Variable
+from engine import Manager, Value, compare_versions
+from otterweb.inventory.models import (
+    Credential,
+    Environment,
+    InstalledPackage,
+    Role,
+    Server,
+    Variable,
+)
 
 
 @dataclass(frozen=True)
@@ -319,3 +326,53 @@ def deletion_consequences(*, obj: Environment | Role | Server | Credential) -> l
     if templates is not None and (listed := list(templates.order_by("name"))):
         consequences.append(f"These job templates will no longer target it: {_names(listed)}.")
     return consequences
+
+
+# ---- the collected inventory
+
+
+class VersionTest(TextChoices):
+    """How a package's version is compared with the one searched for."""
+
+    OLDER = "older", "older than"
+    AT_LEAST = "at-least", "at least"
+    EXACTLY = "exactly", "exactly"
+
+    def passes(self, manager: str, version: str, searched: str) -> bool:
+        order = compare_versions(Manager(manager), version, searched)
+        if self is VersionTest.OLDER:
+            return order < 0
+        return order >= 0 if self is VersionTest.AT_LEAST else order == 0
+
+
+def operating_systems(*, servers: QuerySet[Server]) -> list[str]:
+    """The operating systems of ``servers`` (``debian-12``), each once, in order."""
+    return sorted(set(servers.exclude(system="").values_list("system", flat=True)))
+
+
+def find_packages(
+    *,
+    servers: QuerySet[Server],
+    name: str = "",
+    test: VersionTest | None = None,
+    version: str = "",
+    system: str = "",
+) -> QuerySet[InstalledPackage] | list[InstalledPackage]:
+    """The packages installed on ``servers``: called ``name`` (any case; any name when empty),
+    on the operating system ``system`` (``debian-12``; any when empty), by server, name and
+    architecture. With a ``version``, only those whose version passes ``test`` against it, in
+    the order of each package's manager (compared here, so a list)."""
+    found = InstalledPackage.objects.filter(server__in=servers).select_related("server")
+    if name.strip():
+        found = found.filter(name__iexact=name.strip())
+    if system:
+        found = found.filter(server__system=system)
+    found = found.order_by("server__name", "name", "architecture")
+    if test is None or not version:
+        return found
+    return [p for p in found if test.passes(p.manager, p.version, version)]
+
+
+def servers_running(*, servers: QuerySet[Server], system: str) -> QuerySet[Server]:
+    """The servers of ``servers`` whose operating system is ``system`` (``debian-12``)."""
+    return servers.filter(system=system).order_by("name")

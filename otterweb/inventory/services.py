@@ -367,7 +367,9 @@ def record_packages(
 def record_inventory(*, server: Server, inventory: Inventory, collected: datetime) -> None:
     """Keep what a check found ``server`` to be and to have installed. A package manager the
     server does not have has no packages there."""
-    Server.objects.filter(pk=server.pk).update(facts=inventory.facts(), facts_collected=collected)
+    Server.objects.filter(pk=server.pk).update(
+        facts=inventory.facts(), system=inventory.system, facts_collected=collected
+    )
     for manager in Manager:
         record_packages(
             server=server,

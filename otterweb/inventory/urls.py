@@ -17,6 +17,7 @@ def pages(plural: str, name: str, list_view, create, detail, change, delete) -> 
 
 
 urlpatterns = [
+    path("inventory/packages/", views.PackageSearchView.as_view(), name="package-search"),
     *pages(
         "environments",
         "environment",
@@ -57,6 +58,11 @@ urlpatterns = [
         "inventory/servers/<slug:name>/variables/",
         views.ServerVariablesView.as_view(),
         name="server-variables-page",
+    ),
+    path(
+        "inventory/servers/<slug:name>/packages/",
+        views.ServerPackagesView.as_view(),
+        name="server-packages",
     ),
     path(
         "inventory/servers/<slug:name>/check/",

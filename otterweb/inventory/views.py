@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Model
+from django.db.models import Count, Model
 from django.http import HttpRequest
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -31,6 +31,7 @@ from otterweb.inventory import checks, selectors, services
 from otterweb.inventory.forms import (
     CredentialForm,
     EnvironmentForm,
+    PackageSearchForm,
     RoleForm,
     ServerForm,
     VariableForm,
@@ -308,12 +309,35 @@ class ServerDetailView(InventoryPage, VisibleObjectMixin, VariablesMixin, Detail
             pending_fingerprint=(
                 fingerprint(server.pending_host_key) if server.pending_host_key else None
             ),
+            facts=fact_rows(server),
+            package_counts=dict(
+                server.packages.values_list("manager").annotate(Count("pk")).order_by("manager")
+            ),
         )
         if user.has_perm("inventory.view_variable", server):
             context["resolved"] = resolved_rows(server)
         for part in SERVER_PAGE_PARTS:
             context.update(part(user=user, server=server))
         return context
+
+
+def fact_rows(server: Server) -> list[tuple[str, str]]:
+    """What the server check found ``server`` to be, as (what, value) rows for people."""
+    facts = server.facts
+    rows = []
+    if facts.get("architecture"):
+        rows.append(("Architecture", facts["architecture"]))
+    if facts.get("cpus"):
+        rows.append(("CPUs", str(facts["cpus"])))
+    if facts.get("memory_mb"):
+        rows.append(("Memory", f"{facts['memory_mb'] / 1024:.1f} GiB"))
+    if facts.get("addresses"):
+        rows.append(("Addresses", ", ".join(facts["addresses"])))
+    for disk in facts.get("disks", []):
+        size, used = disk["size_kb"], disk["used_kb"]
+        share = f", {used / size:.0%} used" if size else ""
+        rows.append((f"Disk {disk['mount']}", f"{size / 1024 / 1024:.1f} GiB{share}"))
+    return rows
 
 
 # What other apps show on a server's page, each a callable(user=, server=) giving context
@@ -393,6 +417,53 @@ class ServerVariablesView(LoginRequiredMixin, PermissionRequiredMixin, TemplateV
             "server": server,
             "variables": resolved_rows(server),
         }
+
+
+class ServerPackagesView(InventoryPage, VisibleObjectMixin, DetailView):
+    """The packages installed on a server, as last collected, filtered by a part of the name."""
+
+    model = Server
+    object: Server
+    template_name = "inventory/server_packages.html"
+
+    def get_context_data(self, **kwargs):
+        contains = self.request.GET.get("q", "").strip()[:200]
+        packages = self.object.packages.all()
+        if contains:
+            packages = packages.filter(name__icontains=contains)
+        return {**super().get_context_data(**kwargs), "packages": packages, "q": contains}
+
+
+class PackageSearchView(InventoryPage, TemplateView):
+    """Servers by what they have installed and by operating system, among those the user may
+    see."""
+
+    model = Server
+    template_name = "inventory/package_search.html"
+
+    def get_context_data(self, **kwargs):
+        servers = visible(self.request.user, Server.objects.all())
+        form = PackageSearchForm(
+            self.request.GET or None, systems=selectors.operating_systems(servers=servers)
+        )
+        context = {**super().get_context_data(**kwargs), "form": form}
+        if form.searched:
+            data = form.cleaned_data
+            if data["name"]:
+                test = selectors.VersionTest(data["test"] or selectors.VersionTest.OLDER)
+                context["test_label"] = test.label
+                context["packages"] = selectors.find_packages(
+                    servers=servers,
+                    name=data["name"],
+                    test=test,
+                    version=data["version"].strip(),
+                    system=data["system"],
+                )
+            else:
+                context["servers"] = selectors.servers_running(
+                    servers=servers, system=data["system"]
+                )
+        return context
 
 
 # ---- create and change

@@ -287,3 +287,18 @@ def test_cli_run_ssh_checkout_code_with_the_servers_git(sshd, tmp_path: Path) ->
     assert "first" in messages
     assert any(m.startswith("commit ") and len(m) == len("commit ") + 40 for m in messages)
     assert records[-1]["status"] == "normal"
+
+
+def test_cli_run_ssh_collect_debian_packages_lists_the_servers_packages(
+    sshd, tmp_path: Path
+) -> None:
+    listed = subprocess.run(
+        ["dpkg-query", "--show", "--showformat=${db:Status-Abbrev}\n"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    installed = sum(1 for status in listed if status[1:2] == "i")
+    messages = [r.get("message", "") for r in on_web1(sshd, tmp_path, "Collect-DebianPackages;")]
+    # the loopback sshd is this machine, logged in to as the unprivileged test user
+    assert f"Collected {installed} Debian packages on web1." in messages

@@ -63,6 +63,7 @@ def assert_inventory_of_this_machine(server: Server) -> None:
         release["ID"].strip('"'),
         release["VERSION_ID"].strip('"'),
     )
+    assert server.system == f"{facts['os_id']}-{facts['os_version']}"
     assert facts["architecture"] == platform.machine()
     assert facts["cpus"] == os.cpu_count()
     assert facts["memory_mb"] > 0
