@@ -29,17 +29,29 @@ df -kP -x tmpfs -x devtmpfs -x overlay -x squashfs 2>/dev/null |
 SECTION = "@@ "  # a line that starts what follows it: the facts, or a package manager's list
 
 
-def inventory_script() -> str:
-    """The POSIX shell script that prints a server's facts, then the installed packages of each
-    package manager it has, each list after a line naming the manager."""
-    parts = [f'echo "{SECTION}facts"', _FACTS.strip()]
+def _package_lists(names: str = "") -> list[str]:
+    """Shell script: the installed packages (``names``: only these) of each package manager
+    the server has, each list after a line naming the manager."""
+    parts = []
     for manager in Manager:
         command = list_command(manager)
         parts.append(
             f"if command -v {command[0]} >/dev/null 2>&1; then\n"
-            f'    echo "{SECTION}{manager}"; {shlex.join(command)} 2>/dev/null\nfi'
+            f'    echo "{SECTION}{manager}"; {shlex.join(command)}{names} 2>/dev/null\nfi'
         )
-    return "\n".join(parts) + "\n"
+    return parts
+
+
+def inventory_script() -> str:
+    """The POSIX shell script that prints a server's facts, then its installed packages (see
+    `read_inventory`)."""
+    return "\n".join([f'echo "{SECTION}facts"', _FACTS.strip(), *_package_lists()]) + "\n"
+
+
+def package_script() -> str:
+    """The POSIX shell script that prints the installed packages called ``$1`` (see
+    `read_inventory`: no facts)."""
+    return "\n".join(_package_lists(' "$1"')) + "\n"
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from engine.functions import (  # noqa: F401
     dates,
     execution,
     files,
+    inventory,
     json_functions,
     lists,
     maps,

@@ -150,6 +150,11 @@ class Host:
 
     # ---- collected inventory
 
+    def server_facts(self, server: str) -> dict:
+        """What the last server check found ``server`` to be (Inventory.facts, with its
+        ``os_name`` and ``kernel``): empty when none is known."""
+        return {}
+
     async def record_packages(self, server: str, manager: Manager, packages: list[Package]) -> str:
         """Keep the packages of ``manager`` installed on ``server``, as a run collected them
         (Collect-DebianPackages): the web application keeps them as the server's inventory;

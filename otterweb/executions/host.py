@@ -249,6 +249,12 @@ class DjangoHost(Host):
             while self._new_host_keys:
                 await sync_to_async(remember_host_key)(*self._new_host_keys.pop())
 
+    def server_facts(self, server: str) -> dict:
+        stored = self._servers.get(server.casefold())
+        if stored is None or stored.facts_collected is None:
+            return {}
+        return {**stored.facts, "os_name": stored.os_name, "kernel": stored.kernel}
+
     async def record_packages(self, server: str, manager: Manager, packages: list[Package]) -> str:
         stored = self._servers.get(server.casefold())
         if stored is None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from django.utils import timezone
 
+from engine import Inventory, Manager, Package
 from engine.interpreter import NullSink
-from engine.packages import Manager, Package
 from otterweb.executions.host import DjangoHost
 from otterweb.inventory import services
 from otterweb.inventory.models import InstalledPackage, Role, Server, Variable
@@ -114,3 +115,22 @@ def test_record_packages_keeps_a_runs_packages_on_the_inventorys_server() -> Non
     assert asyncio.run(host.record_packages("elsewhere", Manager.DEBIAN, packages)) == (
         "elsewhere is not a server of the inventory"
     )
+
+
+def test_server_facts_come_from_the_servers_last_check() -> None:
+    checked = services.save_server(name="web1")
+    services.save_server(name="new")
+    services.record_inventory(
+        server=checked,
+        inventory=Inventory(os_id="debian", os_version="12", architecture="x86_64", cpus=2),
+        collected=timezone.now(),
+    )
+    Server.objects.filter(pk=checked.pk).update(os_name="Debian GNU/Linux 12 (bookworm)")
+    host = load_host()
+    facts = host.server_facts("WEB1")
+    assert (facts["os_name"], facts["os_id"], facts["cpus"]) == (
+        "Debian GNU/Linux 12 (bookworm)",
+        "debian",
+        2,
+    )
+    assert host.server_facts("new") == {} and host.server_facts("elsewhere") == {}
