@@ -64,6 +64,7 @@ from engine.inventory import Inventory, inventory_script, read_inventory
 from engine.json_text import json_dumps, json_loads
 from engine.json_values import from_json_value
 from engine.limits import MAX_NESTING, allow_deep_recursion
+from engine.mail import SmtpServer
 from engine.packages import Manager, Package, compare_versions
 from engine.parser import parse
 from engine.patterns import PatternError, PatternTimeout
@@ -116,6 +117,7 @@ __all__ = [
     "Script",
     "ScriptRun",
     "ServerFacts",
+    "SmtpServer",
     "SshConnections",
     "SshTarget",
     "Value",

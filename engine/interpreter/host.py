@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from engine.agents import Agent, LocalAgent, SshConnections, SshTarget
 from engine.interpreter.logs import LogSink, NullSink
+from engine.mail import SmtpServer
 from engine.packages import Manager, Package
 from engine.values import Value
 
@@ -147,6 +148,12 @@ class Host:
     async def raft_item(self, raft: str | None, name: str, kind: str) -> str | None:
         """The text of a raft item (``module``, ``script``, ``template``, ``asset``), or None."""
         return None
+
+    # ---- e-mail
+
+    def smtp_server(self) -> SmtpServer:
+        """The SMTP server Send-Email sends through; a ValueError says how to set one up."""
+        raise ValueError("no SMTP server is set up to send mail through")
 
     # ---- collected inventory
 

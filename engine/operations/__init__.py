@@ -7,6 +7,7 @@ from engine.operations import (  # noqa: F401
     git,
     http,
     lines,
+    mail,
     packages,
     scripting,
     templates,

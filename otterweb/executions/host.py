@@ -20,6 +20,7 @@ from engine import (
     Manager,
     Package,
     RunCredential,
+    SmtpServer,
     SshConnections,
     Value,
 )
@@ -248,6 +249,32 @@ class DjangoHost(Host):
         finally:
             while self._new_host_keys:
                 await sync_to_async(remember_host_key)(*self._new_host_keys.pop())
+
+    def smtp_server(self) -> SmtpServer:
+        if not settings.OTTERWEB_SMTP_HOST:
+            raise ValueError(
+                "no SMTP server is set up to send mail through: an administrator sets "
+                "OTTERWEB_SMTP_HOST (docs/deploy.md)"
+            )
+        username = password = ""
+        if settings.OTTERWEB_SMTP_CREDENTIAL:
+            entry = self._credentials.get(settings.OTTERWEB_SMTP_CREDENTIAL.casefold())
+            if entry is None:
+                raise ValueError(
+                    f"the SMTP login credential '{settings.OTTERWEB_SMTP_CREDENTIAL}' "
+                    "(OTTERWEB_SMTP_CREDENTIAL) does not exist"
+                )
+            login = run_credential(entry[0])
+            username, password = login.username, login.secret
+        return SmtpServer(
+            host=settings.OTTERWEB_SMTP_HOST,
+            port=settings.OTTERWEB_SMTP_PORT,
+            security=settings.OTTERWEB_SMTP_SECURITY,
+            sender=settings.OTTERWEB_SMTP_FROM,
+            username=username,
+            password=password,
+            ca_file=settings.OTTERWEB_SMTP_CA_FILE,
+        )
 
     def server_facts(self, server: str) -> dict:
         stored = self._servers.get(server.casefold())

@@ -260,6 +260,17 @@ OTTERWEB_SSH_CONNECT_TIMEOUT_SECONDS = float(
 )
 OTTERWEB_SERVER_CHECK_MINUTES = float(os.environ.get("OTTERWEB_SERVER_CHECK_MINUTES", "5"))
 
+# E-mail that scripts send (Send-Email, docs/deploy.md): the site's SMTP server (none when the
+# host is empty), how to secure the connection (starttls, tls or none), the sender's address,
+# the stored credential (a user name and password) that logs in, and a CA file to trust besides
+# the system's authorities.
+OTTERWEB_SMTP_HOST = os.environ.get("OTTERWEB_SMTP_HOST", "")
+OTTERWEB_SMTP_PORT = int(os.environ.get("OTTERWEB_SMTP_PORT", "587"))
+OTTERWEB_SMTP_SECURITY = os.environ.get("OTTERWEB_SMTP_SECURITY", "starttls")
+OTTERWEB_SMTP_FROM = os.environ.get("OTTERWEB_SMTP_FROM", "")
+OTTERWEB_SMTP_CREDENTIAL = os.environ.get("OTTERWEB_SMTP_CREDENTIAL", "")
+OTTERWEB_SMTP_CA_FILE = os.environ.get("OTTERWEB_SMTP_CA_FILE", "")
+
 # Configuration management (docs/configuration.md): remediating more servers than this at once
 # needs their number typed to confirm (the blast-radius guard).
 OTTERWEB_REMEDIATION_CONFIRM_OVER = int(os.environ.get("OTTERWEB_REMEDIATION_CONFIRM_OVER", "10"))

@@ -134,3 +134,24 @@ def test_server_facts_come_from_the_servers_last_check() -> None:
         2,
     )
     assert host.server_facts("new") == {} and host.server_facts("elsewhere") == {}
+
+
+def test_smtp_server_comes_from_the_settings_and_the_named_credential(settings) -> None:
+    settings.OTTERWEB_SMTP_HOST = ""
+    with pytest.raises(ValueError, match="OTTERWEB_SMTP_HOST"):
+        load_host().smtp_server()
+    services.save_credential(name="mailer", username="otter", secret="smtp-s3cret")
+    settings.OTTERWEB_SMTP_HOST, settings.OTTERWEB_SMTP_PORT = "mail.example.org", 465
+    settings.OTTERWEB_SMTP_SECURITY, settings.OTTERWEB_SMTP_FROM = "tls", "ops@example.org"
+    settings.OTTERWEB_SMTP_CREDENTIAL = "Mailer"
+    server = load_host().smtp_server()
+    assert (server.where, server.security, server.sender) == (
+        "mail.example.org:465",
+        "tls",
+        "ops@example.org",
+    )
+    assert (server.username, server.password) == ("otter", "smtp-s3cret")
+    assert "smtp-s3cret" not in repr(server)
+    settings.OTTERWEB_SMTP_CREDENTIAL = "gone"
+    with pytest.raises(ValueError, match="'gone'"):
+        load_host().smtp_server()
