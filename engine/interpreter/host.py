@@ -149,6 +149,20 @@ class Host:
         """The text of a raft item (``module``, ``script``, ``template``, ``asset``), or None."""
         return None
 
+    async def set_variable(
+        self,
+        name: str,
+        literal: str,
+        *,
+        server: str | None = None,
+        role: str | None = None,
+        environment: str | None = None,
+        sensitive: bool = False,
+    ) -> None:
+        """Create or change the configuration variable ``name`` (its value an OtterScript
+        literal) at one scope, none for global (Set-Variable); a ValueError says why not."""
+        raise ValueError("this host keeps no configuration variables to set")
+
     # ---- e-mail
 
     def smtp_server(self) -> SmtpServer:

@@ -8,6 +8,7 @@ from engine.operations import (  # noqa: F401
     http,
     lines,
     mail,
+    otter,
     packages,
     scripting,
     templates,

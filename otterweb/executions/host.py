@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.utils import timezone
 
 from engine import (
@@ -32,16 +35,17 @@ from otterweb.inventory.checks import (
     run_credential,
     ssh_target,
 )
-from otterweb.inventory.models import Credential, Server
+from otterweb.inventory.models import Credential, Environment, Role, Server
 from otterweb.inventory.selectors import (
     ResolvedVariable,
     active_servers,
     global_variables,
     resolve_variables,
+    variable_at,
     variable_table,
 )
-from otterweb.inventory.services import record_packages
-from otterweb.privileges.checks import RUN, may
+from otterweb.inventory.services import record_packages, set_variable
+from otterweb.privileges.checks import RUN, forget, may
 from otterweb.rafts.models import RaftItem
 from otterweb.rafts.selectors import find_item
 
@@ -66,6 +70,7 @@ class DjangoHost(Host):
     _environments: dict[str, list[str]]
     _lineages: dict[str, set[str]]
     _logins: dict[str, Credential]
+    _principal: Any  # on whose behalf it runs (None: OtterWeb itself)
     _runnable: set[str] | None  # the servers the principal may run on (None: any)
     # by case-folded server name and role name (None: outside any role), then variable name
     _variables: dict[tuple[str, str | None], dict[str, ResolvedVariable]]
@@ -101,6 +106,7 @@ class DjangoHost(Host):
             host.locks = locks
         host.raft = raft
         host.may_run_locally = may_run_locally
+        host._principal = principal
         servers = active_servers()
         host._servers = {s.name.casefold(): s for s in servers}
         host._runnable = (
@@ -249,6 +255,39 @@ class DjangoHost(Host):
         finally:
             while self._new_host_keys:
                 await sync_to_async(remember_host_key)(*self._new_host_keys.pop())
+
+    async def set_variable(
+        self,
+        name: str,
+        literal: str,
+        *,
+        server: str | None = None,
+        role: str | None = None,
+        environment: str | None = None,
+        sensitive: bool = False,
+    ) -> None:
+        scope = {"server": server, "role": role, "environment": environment}
+        await sync_to_async(self._set_variable)(name, literal, scope, sensitive)
+
+    def _set_variable(self, name: str, literal: str, scope: dict, sensitive: bool) -> None:
+        found: dict = {}
+        for kind, model in (("server", Server), ("role", Role), ("environment", Environment)):
+            if scope[kind]:
+                found[kind] = model.objects.filter(name__iexact=scope[kind]).first()
+                if found[kind] is None:
+                    raise ValueError(f"there is no {kind} {scope[kind]}")
+        action = "change" if variable_at(name=name, **found) else "add"
+        try:
+            with transaction.atomic():
+                variable = set_variable(name=name, value=literal, sensitive=sensitive, **found)
+                forget(self._principal)
+                if not may(self._principal, f"inventory.{action}_variable", variable):
+                    raise ValueError(
+                        f"whoever started this run may not {action} variables on "
+                        f"{variable.scope_label}"
+                    )
+        except ValidationError as refused:
+            raise ValueError(" ".join(refused.messages)) from None
 
     def smtp_server(self) -> SmtpServer:
         if not settings.OTTERWEB_SMTP_HOST:

@@ -133,6 +133,23 @@ def global_variables(*, variables: VariableTable) -> dict[str, ResolvedVariable]
     return resolve_scopes([("global", GLOBAL)], variables)
 
 
+def variable_at(
+    *,
+    name: str,
+    server: Server | None = None,
+    environment: Environment | None = None,
+    role: Role | None = None,
+) -> Variable | None:
+    """The variable ``name`` (any case, with or without its sigil) set at exactly this scope
+    (global when none is given)."""
+    return Variable.objects.filter(
+        name__iexact=name.strip().lstrip("$@%"),
+        server=server,
+        environment=environment,
+        role=role,
+    ).first()
+
+
 def active_servers() -> list[Server]:
     """The active servers, with their roles and environments, and every environment's parents
     linked in memory (``lineage()`` walks them without a query): four queries in all."""

@@ -176,9 +176,8 @@ def set_variable(
     role: Role | None = None,
 ) -> Variable:
     """Create or change the variable ``name`` at one scope (global when none is given)."""
-    scope = _scope(server, environment, role)
-    lookup = {scope[0]: scope[1]} if scope else {"server": None, "environment": None, "role": None}
-    existing = Variable.objects.filter(name__iexact=name.strip().lstrip("$@%"), **lookup).first()
+    _scope(server, environment, role)
+    existing = selectors.variable_at(name=name, server=server, environment=environment, role=role)
     if existing is not None:
         return change_variable(variable=existing, name=name, value=value, sensitive=sensitive)
     return add_variable(

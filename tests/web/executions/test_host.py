@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from engine import Inventory, Manager, Package
@@ -13,6 +14,8 @@ from otterweb.executions.host import DjangoHost
 from otterweb.inventory import services
 from otterweb.inventory.models import InstalledPackage, Role, Server, Variable
 from otterweb.inventory.selectors import resolve_variables
+from otterweb.privileges.models import Role as PrivilegeRole
+from otterweb.privileges.services import grant
 
 pytestmark = pytest.mark.django_db
 
@@ -155,3 +158,33 @@ def test_smtp_server_comes_from_the_settings_and_the_named_credential(settings) 
     settings.OTTERWEB_SMTP_CREDENTIAL = "gone"
     with pytest.raises(ValueError, match="'gone'"):
         load_host().smtp_server()
+
+
+def host_for(principal) -> DjangoHost:
+    return DjangoHost.load(
+        sink=NullSink(), execution_id="1", working_directory="/tmp", principal=principal
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_set_variable_sets_it_within_the_principals_privileges() -> None:
+    production = services.save_environment(name="production")
+    staging = services.save_environment(name="staging")
+    services.save_server(name="web1", environments=[production])
+    ann = get_user_model().objects.create_user(username="ann")
+    grant(role=PrivilegeRole.objects.get(name="Administrator"), user=ann, environment=staging)
+
+    asyncio.run(host_for(None).set_variable("Pool", "@(a, b)", server="WEB1"))
+    (kept,) = Variable.objects.filter(server__name="web1")
+    assert (kept.name, kept.runtime_value()) == ("Pool", ["a", "b"])
+
+    asyncio.run(host_for(ann).set_variable("Tier", "gold", environment="staging"))
+    assert Variable.objects.get(environment=staging).value == "gold"
+    with pytest.raises(ValueError, match="may not add variables on server web1"):
+        asyncio.run(host_for(ann).set_variable("Extra", "x", server="web1"))
+    assert not Variable.objects.filter(name="Extra").exists()
+    with pytest.raises(ValueError, match="may not change variables on server web1"):
+        asyncio.run(host_for(ann).set_variable("pool", "@(c)", server="web1"))
+    assert Variable.objects.get(server__name="web1").runtime_value() == ["a", "b"]
+    with pytest.raises(ValueError, match="there is no server gone"):
+        asyncio.run(host_for(None).set_variable("Pool", "x", server="gone"))
