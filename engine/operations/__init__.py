@@ -11,5 +11,6 @@ from engine.operations import (  # noqa: F401
     otter,
     packages,
     scripting,
+    services,
     templates,
 )
