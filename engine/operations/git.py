@@ -5,7 +5,11 @@ that drifts when the working copy moves (Ensure-GitRepository)."""
 from __future__ import annotations
 
 import re
+import shlex
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
+from engine.interpreter.host import PASSWORD, TOKEN
 from engine.operations.process import must_run, output_of
 from engine.registry import Kind, Operation, ParamType, operation, param
 
@@ -38,6 +42,40 @@ class WorkingCopy(Operation):
         default=False,
         description="Check the submodules out too.",
     )
+    credentials = param(
+        "Credentials",
+        default=None,
+        description="A credential for a repository over http or https: a user name and "
+        "password, or a token (sent as the password). Over SSH, the login's key is used.",
+    )
+    # git's options that hand it the credential (see `login`), while one is handed
+    helper: tuple[str, ...] = ()
+
+    @asynccontextmanager
+    async def login(self, run) -> AsyncIterator[None]:
+        """While inside, git asks the credential helper that reads Credentials from a file only
+        the user running git can read (mktemp's), removed afterwards: the secret is never in a
+        command line, an environment or the repository's configuration."""
+        if not self.credentials:
+            yield
+            return
+        if not self.url.lower().startswith(("http://", "https://")):
+            raise ValueError(
+                f"Credentials are for http and https repositories; {self.url} is reached "
+                "with the login's own keys"
+            )
+        credential = run.credential(self.credentials, kinds=(PASSWORD, TOKEN), use=self.spec.name)
+        run.add_secret(credential.secret)
+        path = await must_run(run, ["mktemp"])
+        try:
+            answer = f"username={credential.username or 'git'}\npassword={credential.secret}\n"
+            await must_run(run, ["sh", "-c", 'cat > "$1"', "sh", path], stdin=answer.encode())
+            helper = f'!f() {{ test "$1" = get && cat {shlex.quote(path)}; }}; f'
+            self.helper = ("-c", "credential.helper=", "-c", f"credential.helper={helper}")
+            yield
+        finally:
+            self.helper = ()
+            await must_run(run, ["rm", "-f", path])
 
     def summary(self) -> str:
         return f"{self.spec.name} {self.url} {self.branch_or_commit or ''}".rstrip()
@@ -60,7 +98,18 @@ class WorkingCopy(Operation):
         return run.resolve(self.to or "") or "."
 
     async def git(self, run, *arguments: str, folder: str | None = None) -> str:
-        return await must_run(run, ["git", *(["-C", folder] if folder else []), *arguments])
+        # never a prompt for a login: a missing or refused one is an error that says so
+        return await must_run(
+            run,
+            [
+                "env",
+                "GIT_TERMINAL_PROMPT=0",
+                "git",
+                *self.helper,
+                *(["-C", folder] if folder else []),
+                *arguments,
+            ],
+        )
 
     async def is_working_copy(self, run) -> bool:
         agent = await run.agent()
@@ -126,8 +175,9 @@ class CheckoutCode(WorkingCopy):
 
     async def execute(self, run) -> None:
         repository = await self.repository(run)
-        commit = await self.remote_commit(run, repository)
-        self.commit_hash = await self.check_out(run, repository, commit)
+        async with self.login(run):
+            commit = await self.remote_commit(run, repository)
+            self.commit_hash = await self.check_out(run, repository, commit)
         run.info(f"Checked out {self.commit_hash[:12]} of {self.url}.")
 
 
@@ -152,7 +202,8 @@ class EnsureGitRepository(WorkingCopy):
 
     async def collect(self, run) -> dict:
         self.wanted_url = await self.repository(run)
-        self.wanted_commit = await self.remote_commit(run, self.wanted_url)
+        async with self.login(run):
+            self.wanted_commit = await self.remote_commit(run, self.wanted_url)
         if not await self.is_working_copy(run):
             return {"RepositoryUrl": None, "Commit": None, "LocalChanges": None}
         folder = self.folder(run)
@@ -174,5 +225,6 @@ class EnsureGitRepository(WorkingCopy):
         if actual == wanted:
             run.debug(f"{folder} is already at {wanted['Commit']} of {self.url}.")
             return
-        commit = await self.check_out(run, wanted["RepositoryUrl"], wanted["Commit"])
+        async with self.login(run):
+            commit = await self.check_out(run, wanted["RepositoryUrl"], wanted["Commit"])
         run.info(f"{folder} is now at {commit[:12]} of {self.url}.")

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.interpreter import Level
+from engine.interpreter import Level, RunCredential
+from tests.git_http import GitHttp
 
+TOKEN = "ghp-otter-0123456789"
 IDENTITY = ["-c", "user.name=Ops", "-c", "user.email=ops@example.org"]
 
 
@@ -107,3 +109,47 @@ async def test_ensure_git_repository_drifts_when_the_branch_or_the_copy_moves(
     ]
     await run(script)
     assert (target / "app.conf").read_text() == "port=7070\n"
+
+
+@pytest.fixture
+def served(origin, tmp_path):
+    """The origin repository over git's smart HTTP, behind a login (user ops, a token)."""
+    with GitHttp(Path(origin["url"]).parent, "ops", TOKEN) as server:
+        yield server, server.url(Path(origin["url"]).name)
+
+
+async def test_checkout_code_logs_in_to_an_http_repository_with_a_credential(
+    run, host, origin, served, tmp_path
+) -> None:
+    _, url = served
+    host.credentials["git-token"] = RunCredential(name="git-token", username="ops", secret=TOKEN)
+    target = tmp_path / "site"
+    ran = await run(
+        f"Git::Checkout-Code (RepositoryUrl: {url}, BranchOrCommit: v1, To: {target}, "
+        "Credentials: git-token);"
+    )
+    assert ran.status == "normal", ran.messages()
+    assert (target / "app.conf").read_text() == "port=8080\n"
+    # the token is in no file of the working copy, nor in any left behind
+    assert TOKEN not in (target / ".git" / "config").read_text()
+    assert TOKEN not in " ".join(ran.messages())
+    ensured = f"Ensure-GitRepository (RepositoryUrl: {url}, To: {target}, Credentials: git-token);"
+    (drift,) = (await run(ensured, mode="collect")).result.drifted
+    assert [d.property for d in drift.differences] == ["Commit"]
+    assert (await run(ensured)).status == "normal"
+    assert (target / "app.conf").read_text() == "port=9090\n"
+
+
+async def test_checkout_code_says_the_http_repository_refused_the_login(
+    run, host, served, tmp_path
+) -> None:
+    server, url = served
+    host.credentials["stale"] = RunCredential(name="stale", username="ops", secret="expired")
+    for credentials in (", Credentials: stale", ""):
+        ran = await run(f"Checkout-Code (RepositoryUrl: {url}, To: {tmp_path / 'x'}{credentials});")
+        assert ran.status == "error"
+        (error,) = [m for m in ran.messages(Level.ERROR) if "git exited" in m]
+        assert f"Authentication failed for '{url}/'" in error or "could not read Username" in error
+    assert server.refused >= 2
+    ran = await run(f"Checkout-Code (RepositoryUrl: {tmp_path}, Credentials: stale);")
+    assert any("Credentials are for http and https" in m for m in ran.messages(Level.ERROR))
