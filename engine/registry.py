@@ -58,6 +58,9 @@ class Run(Protocol):
 
     async def agent(self) -> Agent: ...
 
+    def elsewhere(self, server: str) -> Run:
+        """The run as seen from another server (its agent and working directory)."""
+
     def credential(self, name: str, *, kinds=None, use: str = "") -> RunCredential:
         """The credential ``name`` for the server in context, its secret masked in the log;
         an ExecutionError when it does not exist, may not be used here, or is of none of

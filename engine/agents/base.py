@@ -82,6 +82,16 @@ class Agent(Protocol):
 
     async def write_file(self, path: str, data: bytes, *, mode: int | None = None) -> None: ...
 
+    async def read_chunk(self, path: str, offset: int, size: int) -> bytes:
+        """Up to ``size`` bytes of the file at ``path`` from ``offset`` (none past its end):
+        a large file read a piece at a time."""
+        ...
+
+    async def write_chunk(self, path: str, data: bytes, offset: int) -> None:
+        """``data`` written into the file at ``path`` at ``offset``; at 0 the file (and its
+        folder) is made, or emptied, first."""
+        ...
+
     async def stat(self, path: str) -> FileInfo | None:
         """The file or directory at ``path``, or None when there is none."""
         ...
@@ -97,6 +107,10 @@ class Agent(Protocol):
     async def make_dirs(self, path: str) -> None: ...
 
     async def set_mode(self, path: str, mode: int) -> None: ...
+
+    async def set_modified(self, path: str, modified: float) -> None:
+        """Set the file's modified time (seconds since the epoch)."""
+        ...
 
     async def http(self, request: HttpRequest) -> HttpAnswer:
         """Make an HTTP request from the server (an error status is an answer, not an error)."""

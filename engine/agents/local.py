@@ -203,6 +203,14 @@ class LocalAgent:
     async def write_file(self, path: str, data: bytes, *, mode: int | None = None) -> None:
         await self._ask("write_file", "write", path, path=path, data=_encode(data), mode=mode)
 
+    async def read_chunk(self, path: str, offset: int, size: int) -> bytes:
+        return _decode(
+            await self._ask("read_chunk", "read", path, path=path, offset=offset, size=size)
+        )
+
+    async def write_chunk(self, path: str, data: bytes, offset: int) -> None:
+        await self._ask("write_chunk", "write", path, path=path, data=_encode(data), offset=offset)
+
     async def stat(self, path: str) -> FileInfo | None:
         found = await self._ask("stat", "look at", path, path=path)
         return FileInfo(**found) if found is not None else None
@@ -222,6 +230,9 @@ class LocalAgent:
 
     async def set_mode(self, path: str, mode: int) -> None:
         await self._ask("set_mode", "change the mode of", path, path=path, mode=mode)
+
+    async def set_modified(self, path: str, modified: float) -> None:
+        await self._ask("set_modified", "change the time of", path, path=path, modified=modified)
 
     # ---- the rest
 
@@ -291,9 +302,9 @@ class LocalAgent:
             named = path
         if "message" in error:
             return AgentError(f"cannot {doing} '{path}' on {self.server}: {error['message']}")
-        if op == "read_file" and code == "ENOENT" and named == path:
+        if op in ("read_file", "read_chunk") and code == "ENOENT" and named == path:
             return AgentError(f"file '{path}' does not exist on {self.server}")
-        if op == "read_file" and code == "EISDIR":
+        if op in ("read_file", "read_chunk") and code == "EISDIR":
             return AgentError(f"'{path}' on {self.server} is a directory, not a file")
         if op == "list_dir" and named == path and code in ("ENOENT", "ENOTDIR"):
             if code == "ENOENT":

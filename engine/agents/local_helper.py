@@ -428,6 +428,23 @@ def write_file(helper, request):
         os.chmod(path, request["mode"])
 
 
+def read_chunk(helper, request):
+    with open(request["path"], "rb") as handle:
+        handle.seek(request["offset"])
+        return encode(handle.read(request["size"]))
+
+
+def write_chunk(helper, request):
+    path = request["path"]
+    if request["offset"] == 0:
+        folder = os.path.dirname(path)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+    with open(path, "wb" if request["offset"] == 0 else "r+b") as handle:
+        handle.seek(request["offset"])
+        handle.write(decode(request["data"]))
+
+
 def stat(helper, request):
     path = request["path"]
     try:
@@ -475,6 +492,10 @@ def set_mode(helper, request):
     os.chmod(request["path"], request["mode"])
 
 
+def set_modified(helper, request):
+    os.utime(request["path"], (request["modified"], request["modified"]))
+
+
 def environment(helper, request):
     return {
         name.decode("utf-8", "replace"): value.decode("utf-8", "replace")
@@ -494,12 +515,15 @@ OPERATIONS = {
     "run": Helper.run,
     "read_file": read_file,
     "write_file": write_file,
+    "read_chunk": read_chunk,
+    "write_chunk": write_chunk,
     "stat": stat,
     "list_dir": list_dir,
     "delete": delete,
     "move": move,
     "make_dirs": make_dirs,
     "set_mode": set_mode,
+    "set_modified": set_modified,
     "environment": environment,
     "http": http,
 }

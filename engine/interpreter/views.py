@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from engine import ast
@@ -47,6 +48,21 @@ class RunView(Run):
 
     async def agent(self) -> Agent:
         return await self.session.agent(self.context)
+
+    def elsewhere(self, server: str) -> RunView:
+        """The run as seen from ``server`` instead (its agent, its working directory, its own
+        login): for an operation that reaches two servers (Transfer-Files)."""
+        if not self.host.server_exists(server):
+            raise ValueError(f"server '{server}' is not one this execution may use")
+        if server.casefold() == self.context.server.casefold():
+            return self
+        context = replace(
+            self.context,
+            server=server,
+            credential=None,
+            directory=self.host.working_directory_of(server),
+        )
+        return RunView(self.evaluator, self.scope, context)
 
     def credential(self, name: str, *, kinds=None, use: str = "") -> RunCredential:
         return self.session.credential(name, self.context, None, kinds=kinds, use=use)

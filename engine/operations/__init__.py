@@ -13,4 +13,5 @@ from engine.operations import (  # noqa: F401
     scripting,
     services,
     templates,
+    transfer,
 )

@@ -253,6 +253,26 @@ class SshAgent:
                 await sftp.remove(temporary)
             raise self._failed("write", path, error) from None
 
+    async def read_chunk(self, path: str, offset: int, size: int) -> bytes:
+        sftp = await self._sftp("read", path)
+        try:
+            async with sftp.open(path, "rb") as handle:
+                await handle.seek(offset)
+                return await handle.read(size)
+        except (asyncssh.SFTPError, OSError) as error:
+            raise self._failed("read", path, error) from None
+
+    async def write_chunk(self, path: str, data: bytes, offset: int) -> None:
+        sftp = await self._sftp("write", path)
+        try:
+            if offset == 0 and posixpath.dirname(path):
+                await sftp.makedirs(posixpath.dirname(path), exist_ok=True)
+            async with sftp.open(path, "wb" if offset == 0 else "r+b") as handle:
+                await handle.seek(offset)
+                await handle.write(data)
+        except (asyncssh.SFTPError, OSError) as error:
+            raise self._failed("write", path, error) from None
+
     async def stat(self, path: str) -> FileInfo | None:
         sftp = await self._sftp("look at", path)
         try:
@@ -327,6 +347,13 @@ class SshAgent:
             await sftp.chmod(path, mode)
         except (asyncssh.SFTPError, OSError) as error:
             raise self._failed("change the mode of", path, error) from None
+
+    async def set_modified(self, path: str, modified: float) -> None:
+        sftp = await self._sftp("change the time of", path)
+        try:
+            await sftp.utime(path, (modified, modified))
+        except (asyncssh.SFTPError, OSError) as error:
+            raise self._failed("change the time of", path, error) from None
 
     # ---- the rest
 
