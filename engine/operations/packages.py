@@ -1,6 +1,6 @@
-"""Debian packages of a Linux server, with its own apt and dpkg: one package installed (at a
-pinned version, held) or removed, and every installed package collected into the server's
-inventory (Otter's Collect-DebianPackages)."""
+"""Packages of a Linux server, with its own tools: one Debian package installed (at a pinned
+version, held) or removed with apt, and every installed package, Debian's or RPM's, collected
+into the server's inventory (Otter's Collect-DebianPackages and Collect-RpmPackages)."""
 
 from __future__ import annotations
 
@@ -145,3 +145,14 @@ class CollectDebianPackages(Operation):
         if not_kept:
             run.warn(f"They are not kept: {not_kept}.")
         return {}
+
+
+@operation(
+    "Collect-RpmPackages",
+    namespace="Linux",
+    kind=Kind.COLLECT,
+    description="Collects the names and versions of the RPM packages installed on the server "
+    "into its inventory.",
+)
+class CollectRpmPackages(CollectDebianPackages):
+    manager = Manager.RPM

@@ -451,6 +451,10 @@ class PackageViewSet(viewsets.GenericViewSet):
     serializer_class = FoundPackageSerializer
     filter_backends: list = []
 
+    def get_queryset(self):
+        """Every package of the servers the user may see (what the browsable API lists)."""
+        return selectors.find_packages(servers=visible(self.request.user, Server.objects.all()))
+
     def list(self, request):
         servers = visible(request.user, Server.objects.all())
         form = PackageSearchForm(

@@ -75,6 +75,7 @@ REFUSED = {
     "inventory.Server.name": "a slug",
     "inventory.Server.agent_type": "a choice",
     "inventory.Server.remediation": "a choice",
+    "inventory.InstalledPackage.manager": "a choice",
     "rafts.Raft.name": "a slug",
     "rafts.RaftItem.kind": "a choice",
     "executions.JobTemplate.targeting": "a choice",
@@ -132,7 +133,8 @@ def strings(value):
     return 0
 
 # rows the API does not make: a group with a grant, a service account (page forms make them),
-# and a global lock (held only while a script runs inside a lock block)
+# a global lock (held only while a script runs inside a lock block), and a server's collected
+# inventory
 from django.contrib.auth.models import User
 from otterweb.accounts import services as accounts
 from otterweb.accounts.models import ServiceAccount
@@ -146,6 +148,28 @@ if not Grant.objects.exists():
     privileges.grant(role=Role.objects.order_by("pk").first(), group=group, by=ops)
 if not GlobalLock.objects.exists():
     GlobalLock.objects.create(token="deploy", execution=Execution.objects.order_by("pk").first())
+# a server's collected inventory (the server check writes it; web1 is never reached)
+from django.utils import timezone
+from otterweb.inventory.models import InstalledPackage, Server
+web1 = Server.objects.get(name="web1")
+if not InstalledPackage.objects.exists():
+    InstalledPackage.objects.create(
+        server=web1, manager="deb", name="openssl", version="3.0.15-1", architecture="amd64"
+    )
+    Server.objects.filter(pk=web1.pk).update(
+        facts={
+            "os_id": "debian",
+            "os_version": "12",
+            "architecture": "x86_64",
+            "cpus": 2,
+            "memory_mb": 2048,
+            "addresses": ["10.0.0.5"],
+            "disks": [{"mount": "/", "size_kb": 1024, "used_kb": 512}],
+        },
+        system="debian-12",
+        facts_collected=timezone.now(),
+        packages_collected=timezone.now(),
+    )
 
 TEXT = (models.CharField, models.TextField)
 report = {"filled": {}, "refused": {}, "accepted": [], "empty": [], "no_text": [], "keys": {}}

@@ -160,3 +160,46 @@ async def test_collect_debian_packages_keeps_every_installed_package_on_the_host
     ).stdout.splitlines()
     assert set(packages) == {line.split()[1] for line in listed if line[1:2] == "i"}
     assert f"Collected {len(packages)} Debian packages on localhost." in ran.info
+
+
+@pytest.fixture
+def rpm_package(tmp_path):
+    """A package in the rpm database (--justdb: no file is installed), of a unique name and
+    version 1:1.2-3, noarch; removed afterwards. rpmbuild and rpm come from scripts/services."""
+    assert shutil.which("rpmbuild"), "rpmbuild is missing: scripts/services start installs rpm"
+    name = f"otterweb-probe-{uuid.uuid4().hex[:10]}"
+    spec = tmp_path / f"{name}.spec"
+    spec.write_text(
+        f"Name: {name}\nVersion: 1.2\nRelease: 3\nEpoch: 1\nSummary: probe\nLicense: MIT\n"
+        "BuildArch: noarch\n%description\nA package the tests record.\n%files\n"
+    )
+    subprocess.run(
+        ["rpmbuild", "-bb", "--quiet", "--define", f"_topdir {tmp_path / 'rpmbuild'}", str(spec)],
+        check=True,
+        capture_output=True,
+    )
+    (built,) = (tmp_path / "rpmbuild" / "RPMS" / "noarch").glob("*.rpm")
+    subprocess.run(
+        ["rpm", "-i", "--justdb", "--nodeps", "--force-debian", str(built)],
+        check=True,
+        capture_output=True,
+    )
+    yield name
+    subprocess.run(["rpm", "-e", "--justdb", "--nodeps", name], capture_output=True)
+
+
+async def test_collect_rpm_packages_keeps_the_rpm_databases_packages(
+    run, host, rpm_package
+) -> None:
+    ran = await run(
+        "Collect-RpmPackages;\n"
+        f"Log-Information version [$InstalledPackageVersion({rpm_package})];",
+        mode="collect",
+    )
+    assert ran.status == "normal", ran.messages()
+    packages = {p.name: p for p in host.collected_packages[("localhost", Manager.RPM)]}
+    assert (packages[rpm_package].version, packages[rpm_package].architecture) == (
+        "1:1.2-3",
+        "noarch",
+    )
+    assert "version [1:1.2-3]" in ran.info

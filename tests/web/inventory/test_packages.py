@@ -144,3 +144,8 @@ def test_package_search_page_lists_servers_by_package_or_by_system(fleet, client
     assert "1 server running ubuntu-22.04" in page and 'href="/inventory/servers/jammy/"' in page
     page = client.get("/inventory/packages/?version=1.0").content.decode()
     assert "Name the package whose version is compared." in page
+
+
+def test_api_packages_answers_the_browsable_api_too(fleet, client_with) -> None:
+    answer = client_with("inventory.view_server").get("/api/packages/", HTTP_ACCEPT="text/html")
+    assert answer.status_code == 200 and b"openssl" in answer.content
