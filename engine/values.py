@@ -105,3 +105,20 @@ def literal_value(text: str) -> Value:
         return as_written(expression)
 
     return convert(parse_expression(text, "line"))
+
+
+def literal_text(value: Value) -> str:
+    """A run-time value (text, list or map) as the OtterScript literal that reads back as it
+    (`literal_value`), written by the formatter: ``@(a, "b, c")``, ``%(port: 80)``, a swim
+    string for several lines."""
+
+    def expression(item: Value) -> ast.Expression:
+        if isinstance(item, list):
+            return ast.Vector(items=tuple(expression(i) for i in item))
+        if isinstance(item, dict):
+            return ast.Map(
+                entries=tuple(ast.MapEntry(key=k, value=expression(v)) for k, v in item.items())
+            )
+        return ast.Scalar(parts=(ast.Text(value=item),) if item else ())
+
+    return format_expression(expression(value), "line")

@@ -16,7 +16,6 @@ from engine.formatter.canonical import (
 )
 from engine.formatter.kept import KeptWriter
 from engine.limits import nesting_guard
-from engine.values import Value
 
 __all__ = [
     "INDENT",
@@ -25,26 +24,9 @@ __all__ = [
     "format_script",
     "format_script_changes",
     "format_statement",
-    "format_value",
     "signature",
     "variable_written",
 ]
-
-
-def format_value(value: Value) -> str:
-    """A run-time value (text, list or map) as the OtterScript literal that reads back as it
-    (``literal_value``): ``@(a, "b, c")``, ``%(port: 80)``, a swim string for several lines."""
-
-    def expression(item: Value) -> ast.Expression:
-        if isinstance(item, list):
-            return ast.Vector(items=tuple(expression(i) for i in item))
-        if isinstance(item, dict):
-            return ast.Map(
-                entries=tuple(ast.MapEntry(key=k, value=expression(v)) for k, v in item.items())
-            )
-        return ast.Scalar(parts=(ast.Text(value=item),) if item else ())
-
-    return format_expression(expression(value), "line")
 
 
 def format_script(script: ast.Script) -> str:

@@ -3,9 +3,8 @@ whoever started it."""
 
 from __future__ import annotations
 
-from engine.formatter import format_value
 from engine.registry import Kind, Operation, ParamType, operation, param
-from engine.values import to_text
+from engine.values import literal_text, to_text
 
 
 @operation(
@@ -55,7 +54,7 @@ class SetVariable(Operation):
                 run.add_secret(text)
         await run.host.set_variable(
             self.name.strip().lstrip("$@%"),
-            format_value(self.value),
+            literal_text(self.value),
             server=self.server or None,
             role=self.role or None,
             environment=self.environment or None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.parser import parse_expression
-from engine.values import as_written, literal_value
+from engine.values import as_written, literal_text, literal_value
 
 
 @pytest.mark.parametrize(
@@ -50,3 +50,20 @@ def test_as_written_keeps_escapes_when_asked(text: str, written: str) -> None:
 )
 def test_literal_value_keeps_expansions_at_every_depth(text: str, value) -> None:
     assert literal_value(text) == value
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("plain", "plain"),
+        ("", '""'),
+        ("  spaced  ", '"  spaced  "'),
+        ("with $dollar and `tick", "with `$dollar and ``tick"),
+        (["a", "b, c", "x)"], '@(a, "b, c", "x)")'),
+        ({"port": "80", "hosts": ["a", "b"]}, "%(port: 80, hosts: @(a, b))"),
+        ("line one\nline two", ">>\nline one\nline two\n>>"),
+    ],
+)
+def test_literal_text_writes_the_literal_that_reads_back_as_the_value(value, text) -> None:
+    assert literal_text(value) == text
+    assert literal_value(literal_text(value)) == value

@@ -192,8 +192,7 @@ async def test_collect_rpm_packages_keeps_the_rpm_databases_packages(
     run, host, rpm_package
 ) -> None:
     ran = await run(
-        "Collect-RpmPackages;\n"
-        f"Log-Information version [$InstalledPackageVersion({rpm_package})];",
+        f"Collect-RpmPackages;\nLog-Information version [$InstalledPackageVersion({rpm_package})];",
         mode="collect",
     )
     assert ran.status == "normal", ran.messages()
