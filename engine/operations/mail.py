@@ -96,12 +96,11 @@ class SendEmail(Operation):
             message["Cc"] = ", ".join(cc)
         message["Date"] = formatdate(localtime=True)
         message["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or None)
-        message.set_content(self.text if self.text is not None else "")
-        if self.html is not None:
-            if self.text is None:
-                message.clear_content()
-                message.set_content(self.html, subtype="html")
-            else:
+        if self.text is None and self.html is not None:
+            message.set_content(self.html, subtype="html")
+        else:
+            message.set_content(self.text or "")
+            if self.html is not None:
                 message.add_alternative(self.html, subtype="html")
         await self.attach(run, message)
         await asyncio.to_thread(send, server, message, [*to, *cc, *bcc])

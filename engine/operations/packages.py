@@ -8,8 +8,8 @@ from engine.operations.process import must_run, output_of
 from engine.packages import Manager, list_command, parse_list
 from engine.registry import Kind, Operation, ParamType, operation, param
 
-# apt-get without questions, waiting for another apt or dpkg (an unattended upgrade) to finish
-# rather than failing on its lock
+# apt-get without questions (and, with LockTimeout, waiting for another apt or dpkg, such as an
+# unattended upgrade, rather than failing on its lock)
 APT = ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "--yes", "--quiet"]
 
 

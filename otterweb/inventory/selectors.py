@@ -1,5 +1,6 @@
 """Reading the inventory: the servers of a job, the variables a server sees, the environment
-tree, what stands in the way of a deletion, and a server's recent executions."""
+tree, what stands in the way of a deletion, a server's recent executions, and the packages the
+server checks collected."""
 
 from __future__ import annotations
 

@@ -173,6 +173,10 @@ async def test_send_email_sends_over_tls_from_the_start_with_a_credential(run, h
     )
     assert ran.status == "normal", ran.messages()
     assert parsed(inbox.messages[0][1]).get_content().strip() == "hello"
+    ran = await run("Send-Email (To: ops@example.org, Html: <p>hi</p>, Credentials: mailer);")
+    assert ran.status == "normal", ran.messages()
+    html = parsed(inbox.messages[1][1])
+    assert (html.get_content_type(), html.get_content().strip()) == ("text/html", "<p>hi</p>")
 
 
 async def test_send_email_says_why_the_server_refused(run, host, smtpd) -> None:
