@@ -83,10 +83,9 @@ class TransferFiles(Operation):
         source = run.elsewhere(self.source_server) if self.source_server else run
         target = run.elsewhere(self.target_server) if self.target_server else run
         source_agent, target_agent = await source.agent(), await target.agent()
-        root, into = (
-            source.resolve(self.source_directory or ""),
-            target.resolve(self.target_directory),
-        )
+        # an SSH server's login folder is "": "." there
+        root = source.resolve(self.source_directory or "") or "."
+        into = target.resolve(self.target_directory) or "."
         chosen = self.chosen(root, await source_agent.list_dir(root, recursive=True))
         existing = (
             {
@@ -130,7 +129,7 @@ class TransferFiles(Operation):
         )
         run.info(
             f"Transferred {copied} file{'s' if copied != 1 else ''} ({size:,} bytes) from "
-            f"{source.server}:{root or '.'} to {target.server}:{into}"
+            f"{source.server}:{root} to {target.server}:{into}"
             + (f"; {skipped} already there" if skipped else "")
             + (f"; deleted {deleted}" if deleted else "")
             + "."
