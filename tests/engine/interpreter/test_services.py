@@ -1,7 +1,9 @@
 """Ensure-Service and Restart-Service on a server that does not run systemd, as this test
 machine does not (its init is not systemd): the clear error, in every mode, before anything
-runs. Where the machine runs systemd these tests are skipped; there is no stand-in for it (see
-docs/configuration.md)."""
+runs. Where the machine runs systemd these tests are skipped; there is no stand-in for it.
+Started as PID 1 in its own PID and mount namespaces, systemd runs here, but at boot it cleans
+the shared file system's /tmp (systemd-tmpfiles): a real one needs a root file system of its
+own (systemd-nspawn), which these tests do not make yet."""
 
 from __future__ import annotations
 
