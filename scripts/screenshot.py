@@ -87,6 +87,8 @@ def main() -> int:
     server = site.serve(subprocess.DEVNULL)
     try:
         data = populate(site)
+        # the server page's collected inventory: db-eu-1 is this machine (a local server)
+        api(site, "POST", "/api/servers/db-eu-1/check/", {})
         for script, servers in HISTORY:
             execution = api(
                 site, "POST", "/api/executions/", {"script": script, "servers": servers}
