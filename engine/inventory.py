@@ -50,8 +50,10 @@ def inventory_script() -> str:
 
 def package_script() -> str:
     """The POSIX shell script that prints the installed packages called ``$1`` (see
-    `read_inventory`: no facts)."""
-    return "\n".join(_package_lists(' "$1"')) + "\n"
+    `read_inventory`: no facts). It exits 0 whatever the package managers say: a package not
+    found, or a database the user cannot read (Debian's rpm keeps a non-root user's in its
+    home), lists nothing."""
+    return "\n".join([*_package_lists(' "$1"'), "exit 0"]) + "\n"
 
 
 @dataclass(frozen=True)

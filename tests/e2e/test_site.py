@@ -60,6 +60,28 @@ def test_e2e_script_through_api_and_websocket_every_line_once_in_order(site) -> 
     assert (detail["run_state"], detail["status"]) == ("completed", "normal")
 
 
+def test_e2e_collect_debian_packages_keeps_them_and_scripts_read_them(site) -> None:
+    """As the run user (not OtterWeb's own), through the worker: the packages kept on the
+    server, and a package's version asked of dpkg (with rpm present too, which the run user
+    cannot read on Debian)."""
+    dpkg = subprocess.run(
+        ["dpkg-query", "--show", "--showformat=${Version}", "dpkg"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    script = "Collect-DebianPackages;\nLog-Information dpkg [$InstalledPackageVersion(dpkg)];"
+    execution = site.api("POST", "/api/executions/", {"script": script, "servers": ["localhost"]})
+    entries, _statuses, _last = read_to_complete(site, execution["id"])
+    messages = [entry.get("message", "") for entry in entries]
+    assert f"dpkg [{dpkg}]" in messages, messages
+    architecture = subprocess.run(
+        ["dpkg", "--print-architecture"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    kept = site.api("GET", "/api/servers/localhost/packages/?q=dpkg")["results"]
+    assert {"manager": "deb", "name": "dpkg", "version": dpkg, "architecture": architecture} in kept
+
+
 def refused(url: str, **options) -> bool:
     from websockets.exceptions import ConnectionClosed, InvalidStatus
 
