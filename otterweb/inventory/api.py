@@ -464,15 +464,7 @@ class PackageViewSet(viewsets.GenericViewSet):
             raise serializers.ValidationError(
                 {field: [str(error) for error in errors] for field, errors in form.errors.items()}
             )
-        data = form.cleaned_data
-        found = selectors.find_packages(
-            servers=servers,
-            name=data["name"],
-            test=selectors.VersionTest(data["test"] or selectors.VersionTest.OLDER),
-            version=data["version"].strip(),
-            system=data["system"],
-        )
-        page = self.paginate_queryset(found)
+        page = self.paginate_queryset(form.packages(servers))
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
 

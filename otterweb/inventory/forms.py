@@ -255,3 +255,18 @@ class PackageSearchForm(forms.Form):
     @property
     def searched(self) -> bool:
         return self.is_valid() and bool(self.cleaned_data["name"] or self.cleaned_data["system"])
+
+    @property
+    def version_test(self) -> selectors.VersionTest:
+        return selectors.VersionTest(self.cleaned_data["test"] or selectors.VersionTest.OLDER)
+
+    def packages(self, servers):
+        """The packages of ``servers`` that the (valid) form asks for."""
+        data = self.cleaned_data
+        return selectors.find_packages(
+            servers=servers,
+            name=data["name"],
+            test=self.version_test,
+            version=data["version"].strip(),
+            system=data["system"],
+        )

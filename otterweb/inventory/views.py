@@ -450,15 +450,8 @@ class PackageSearchView(InventoryPage, TemplateView):
         if form.searched:
             data = form.cleaned_data
             if data["name"]:
-                test = selectors.VersionTest(data["test"] or selectors.VersionTest.OLDER)
-                context["test_label"] = test.label
-                context["packages"] = selectors.find_packages(
-                    servers=servers,
-                    name=data["name"],
-                    test=test,
-                    version=data["version"].strip(),
-                    system=data["system"],
-                )
+                context["test_label"] = form.version_test.label
+                context["packages"] = form.packages(servers)
             else:
                 context["servers"] = selectors.servers_running(
                     servers=servers, system=data["system"]
