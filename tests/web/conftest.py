@@ -15,7 +15,9 @@ from otterweb.inventory.models import Server
 @pytest.fixture(scope="session", autouse=True)
 def close_stray_connections(django_db_setup, django_db_blocker):
     """On PostgreSQL, a connection left by a thread of a test (its thread-local is collected
-    late) would keep the test database from being dropped: end them before it is."""
+    late) would keep the test database from being dropped: end them before it is. Only the
+    tests' own (their role's client connections): an autovacuum worker in the database is the
+    server's, and may not be ended by this role (it failed a run so)."""
     yield
     from django.db import connection
 
@@ -25,6 +27,7 @@ def close_stray_connections(django_db_setup, django_db_blocker):
         cursor.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " AND usename = current_user AND backend_type = 'client backend'"
         )
 
 
