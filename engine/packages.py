@@ -114,7 +114,9 @@ def _dpkg_part(a: str, b: str) -> int:
     return 0
 
 
-def _split_debian(version: str) -> tuple[int, str, str]:
+def _split(version: str) -> tuple[int, str, str]:
+    """``[epoch:]version[-revision]`` as (epoch, version, revision): dpkg's form and rpm's
+    (its release in place of the revision)."""
     epoch, colon, rest = version.partition(":")
     if not colon:
         epoch, rest = "0", version
@@ -127,8 +129,8 @@ def _split_debian(version: str) -> tuple[int, str, str]:
 def compare_debian(a: str, b: str) -> int:
     """-1, 0 or 1 as Debian version ``a`` is older than, the same as or newer than ``b``
     (dpkg --compare-versions): the epoch, then the upstream version, then the revision."""
-    epoch_a, upstream_a, revision_a = _split_debian(a.strip())
-    epoch_b, upstream_b, revision_b = _split_debian(b.strip())
+    epoch_a, upstream_a, revision_a = _split(a.strip())
+    epoch_b, upstream_b, revision_b = _split(b.strip())
     if epoch_a != epoch_b:
         return -1 if epoch_a < epoch_b else 1
     return _dpkg_part(upstream_a, upstream_b) or _dpkg_part(revision_a, revision_b)
@@ -164,21 +166,11 @@ def _rpm_part(a: str, b: str) -> int:
     return 0
 
 
-def _split_rpm(version: str) -> tuple[int, str, str]:
-    epoch, colon, rest = version.partition(":")
-    if not colon:
-        epoch, rest = "0", version
-    upstream, dash, release = rest.rpartition("-")
-    if not dash:
-        upstream, release = rest, ""
-    return (int(epoch) if epoch.isdigit() else 0), upstream, release
-
-
 def compare_rpm(a: str, b: str) -> int:
     """-1, 0 or 1 as RPM version ``a`` (``[epoch:]version[-release]``) is older than, the same
     as or newer than ``b``; a release left out of either is not compared."""
-    epoch_a, version_a, release_a = _split_rpm(a.strip())
-    epoch_b, version_b, release_b = _split_rpm(b.strip())
+    epoch_a, version_a, release_a = _split(a.strip())
+    epoch_b, version_b, release_b = _split(b.strip())
     if epoch_a != epoch_b:
         return -1 if epoch_a < epoch_b else 1
     found = _rpm_part(version_a, version_b)
