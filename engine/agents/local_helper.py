@@ -180,6 +180,10 @@ class Helper:
         self.runs = {}  # request id: Running
         self.spawning = 0
         self.closing = False
+        # held by the thread that shuts down until it exits the process: a second caller (the
+        # main thread at the end of its input while a run's thread found the agent gone) waits
+        # for that instead of returning, and ending the interpreter, halfway through the kills
+        self.closing_lock = threading.RLock()
         self.orphans = threading.Event()
 
     # -- the protocol
@@ -192,7 +196,9 @@ class Helper:
                 while view:
                     view = view[os.write(1, view) :]
             except OSError:  # the agent is gone: so is the run
-                self.shutdown()
+                view = None
+        if view is None:
+            self.shutdown()  # outside the lock, which the shutdown may need for its answer
 
     def serve(self):
         pending = bytearray()
@@ -348,9 +354,12 @@ class Helper:
     def shutdown(self, number=None):
         """Kill every process under the helper (SIGTERM, then SIGKILL after a grace period, and
         again for anything that forked meanwhile), say so, exit."""
-        if self.closing:
-            return
-        self.closing = True
+        with self.closing_lock:
+            if not self.closing:  # else: the signal handler, called in the middle of this
+                self.closing = True
+                self._kill_all_and_exit(number)
+
+    def _kill_all_and_exit(self, number):
         refused = []
         alive, _ = descendants(self.pid)
         if alive:

@@ -6,6 +6,7 @@ requests; and no process outliving the run (its end, its cancel, the death of it
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import grp
 import os
 import pwd
@@ -50,6 +51,16 @@ def gone(pid: int) -> bool:
     except (OSError, IndexError):
         return True
     return state in ("Z", "X")
+
+
+def still_running(pids: list[int]) -> dict[int, str]:
+    """What a failed wait is told: each process of ``pids`` not gone, with its /proc stat."""
+    found = {}
+    for pid in pids:
+        if not gone(pid):
+            with contextlib.suppress(OSError):
+                found[pid] = Path(f"/proc/{pid}/stat").read_text()
+    return found
 
 
 def wait_until(predicate, seconds: float = 10) -> bool:
@@ -500,7 +511,8 @@ def test_local_agent_helper_and_its_processes_die_with_their_owner(tmp_path) -> 
         left = escaped(tmp_path)
         os.kill(owner.pid, signal.SIGKILL)  # nothing of the owner's clean-up runs
         owner.wait()
-        assert wait_until(lambda: all(gone(pid) for pid in [helper, main, *left]))
+        doomed = [helper, main, *left]
+        assert wait_until(lambda: all(gone(pid) for pid in doomed), 20), still_running(doomed)
     finally:
         owner.kill()
         owner.wait()
