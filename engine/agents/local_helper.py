@@ -195,9 +195,10 @@ class Helper:
             try:
                 while view:
                     view = view[os.write(1, view) :]
+                agent_gone = False
             except OSError:  # the agent is gone: so is the run
-                view = None
-        if view is None:
+                agent_gone = True
+        if agent_gone:
             self.shutdown()  # outside the lock, which the shutdown may need for its answer
 
     def serve(self):
