@@ -171,6 +171,23 @@ class SshdCluster:
                     )
                 time.sleep(0.05)
 
+    def target(self, index: int = 0, **changes):
+        """How the engine reaches server ``index`` by key, its host key trusted (an
+        ``engine.SshTarget``; ``changes`` replace its fields)."""
+        from engine import SshTarget
+
+        server = self.servers[index]
+        fields = {
+            "server": server.name,
+            "address": server.address,
+            "port": server.port,
+            "user": server.user,
+            "private_key": self.client_key.read_text(),
+            "trusted_host_keys": (server.host_key,),
+        }
+        fields.update(changes)
+        return SshTarget(**fields)
+
     def stop(self) -> None:
         for daemon in self._daemons:
             daemon.terminate()

@@ -208,6 +208,7 @@ WRITE_KEYS = (
 
 CRON_MARK = "# OtterWeb: "  # the line above each job this operation keeps: its name
 CRON_FIELD = re.compile(r"[0-9A-Za-z*/,-]+")
+UNKNOWN_USER = re.compile(r"user .* unknown")  # crontab's words (Debian's cron and cronie)
 
 
 @operation(
@@ -259,7 +260,8 @@ class EnsureCronJob(Operation):
     async def read(self, run) -> list[str]:
         code, output, errors = await output_of(run, self.crontab("-l"))
         if code != 0:
-            if any("no crontab" in line for line in errors):
+            # no crontab yet; or no such user yet (collected before Ensure-User makes it)
+            if any("no crontab" in line or UNKNOWN_USER.search(line) for line in errors):
                 return []
             raise ValueError(f"crontab -l failed on {run.server}: {' '.join(errors)[:500]}")
         return output.splitlines()

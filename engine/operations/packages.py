@@ -1,26 +1,28 @@
 """Packages of a Linux server, with its own tools: one Debian package installed (at a pinned
-version, held) or removed with apt, and every installed package, Debian's or RPM's, collected
-into the server's inventory (Otter's Collect-DebianPackages and Collect-RpmPackages)."""
+version, held) or removed with apt, one RPM package the same way with dnf (or yum where there is
+no dnf), and every installed package, Debian's or RPM's, collected into the server's inventory
+(Otter's Collect-DebianPackages and Collect-RpmPackages)."""
 
 from __future__ import annotations
 
+import re
+
 from engine.operations.process import must_run, output_of
-from engine.packages import Manager, list_command, parse_list
+from engine.packages import Manager, compare_rpm, list_command, parse_list
 from engine.registry import Kind, Operation, ParamType, operation, param
 
 # apt-get without questions (and, with LockTimeout, waiting for another apt or dpkg, such as an
 # unattended upgrade, rather than failing on its lock)
 APT = ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "--yes", "--quiet"]
+# dnf, or yum on a server too old for dnf (both wait for another one's lock by themselves)
+DNF = ["sh", "-c", 'if command -v dnf >/dev/null; then exec dnf "$@"; fi; exec yum "$@"', "dnf"]
+# an installed package's versions as rpm writes them: [epoch:]version-release
+RPM_VERSION = "--queryformat=%|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\\n"
 
 
-@operation(
-    "Ensure-DebianPackage",
-    namespace="Linux",
-    kind=Kind.ENSURE,
-    description="Ensures a Debian package is installed (at a version, held) or not, with the "
-    "server's apt.",
-)
-class EnsureDebianPackage(Operation):
+class EnsurePackage(Operation):
+    """What Ensure-DebianPackage and Ensure-RpmPackage declare alike."""
+
     name = param("Name", positional=True, required=True, description="The package's name.")
     exists = param(
         "Exists",
@@ -30,21 +32,47 @@ class EnsureDebianPackage(Operation):
     )
     version = param(
         "Version",
-        description="The version it should have, exactly as apt writes it (2.36-9+deb12u4); any "
-        "version when not set.",
+        description="The version it should have, exactly as the package manager writes it "
+        "(apt: 2.36-9+deb12u4; rpm: 3.0.7-27.el9, its epoch first where it has one: "
+        "1:3.0.7-27.el9); any version when not set.",
     )
     held = param(
         "Held",
         ParamType.BOOLEAN,
         default=None,
-        description="Whether it is held at its version (apt-mark hold): upgrades leave it alone.",
+        description="Whether it is held at its version (apt-mark hold; dnf versionlock, from "
+        "dnf's core plugins): upgrades leave it alone.",
     )
     update_index = param(
         "UpdateIndex",
         ParamType.BOOLEAN,
         default=False,
-        description="Run apt-get update before a package is installed or changes version.",
+        description="Refresh the package index (apt-get update; dnf --refresh) before a "
+        "package is installed or changes version.",
     )
+
+    def summary(self) -> str:
+        version = f" {self.version}" if self.version else ""
+        return f"{self.spec.name} {self.name}{version}"
+
+    def desired(self) -> dict:
+        wanted: dict = {"Exists": self.exists}
+        if self.exists:
+            if self.version:
+                wanted["Version"] = self.version
+            if self.held is not None:
+                wanted["Held"] = self.held
+        return wanted
+
+
+@operation(
+    "Ensure-DebianPackage",
+    namespace="Linux",
+    kind=Kind.ENSURE,
+    description="Ensures a Debian package is installed (at a version, held) or not, with the "
+    "server's apt.",
+)
+class EnsureDebianPackage(EnsurePackage):
     purge = param(
         "Purge",
         ParamType.BOOLEAN,
@@ -57,19 +85,6 @@ class EnsureDebianPackage(Operation):
         default=300,
         description="Seconds to wait for another apt or dpkg that holds the lock.",
     )
-
-    def summary(self) -> str:
-        version = f" {self.version}" if self.version else ""
-        return f"Ensure-DebianPackage {self.name}{version}"
-
-    def desired(self) -> dict:
-        wanted: dict = {"Exists": self.exists}
-        if self.exists:
-            if self.version:
-                wanted["Version"] = self.version
-            if self.held is not None:
-                wanted["Held"] = self.held
-        return wanted
 
     async def collect(self, run) -> dict:
         code, output, errors = await output_of(
@@ -116,6 +131,82 @@ class EnsureDebianPackage(Operation):
         if self.held is not None and actual["Held"] != self.held:
             await must_run(run, ["apt-mark", "hold" if self.held else "unhold", self.name])
             run.info(f"{'Held' if self.held else 'Released'} the package {self.name}.")
+
+
+@operation(
+    "Ensure-RpmPackage",
+    namespace="Linux",
+    kind=Kind.ENSURE,
+    description="Ensures an RPM package is installed (at a version, held) or not, with the "
+    "server's dnf (or yum).",
+)
+class EnsureRpmPackage(EnsurePackage):
+    async def collect(self, run) -> dict:
+        code, output, errors = await output_of(run, ["rpm", "--query", RPM_VERSION, self.name])
+        versions = output.split()
+        if code != 0 or not versions:
+            if "is not installed" in output + " ".join(errors):
+                return {"Exists": False}
+            raise ValueError(f"rpm failed on {run.server}: {' '.join(errors) or output}")
+        newest = versions[0]
+        for version in versions[1:]:  # the kernel, say, is installed in several versions
+            if compare_rpm(version, newest) > 0:
+                newest = version
+        found: dict = {"Exists": True, "Version": newest}
+        if self.held is not None or self.version:
+            found["Held"] = await self._locked(run)
+        return found
+
+    async def _locked(self, run) -> bool:
+        """Whether the package has a version lock (dnf writes name-epoch:version-release.*,
+        yum epoch:name-version-release.*)."""
+        code, output, errors = await output_of(run, [*DNF, "--quiet", "versionlock", "list"])
+        if code != 0:
+            raise ValueError(
+                f"the package manager of {run.server} cannot lock versions (dnf's versionlock "
+                f"plugin): {' '.join(errors) or output or f'exit code {code}'}"
+            )
+        name = re.escape(self.name)
+        return bool(re.search(rf"^(?:\d+:)?{name}-(?:\d+:)?[^-\s]+-[^-\s]+$", output, re.M))
+
+    async def execute(self, run) -> None:
+        actual = await self.collect(run)
+        if not self.exists:
+            if actual["Exists"]:
+                await must_run(run, [*DNF, "--assumeyes", "--quiet", "remove", self.name])
+                run.info(f"Removed the package {self.name} {actual['Version']}.")
+            return
+        held = actual.get("Held", False)
+        if not actual["Exists"] or (self.version and actual["Version"] != self.version):
+            if held:  # a lock keeps the version it names: lifted for the change
+                await self._lock(run, False)
+            await must_run(run, [*DNF, "--assumeyes", "--quiet", *self._change(actual)])
+            actual = await self.collect(run)
+            if not actual["Exists"] or (self.version and actual["Version"] != self.version):
+                has = f"it has {actual['Version']}" if actual["Exists"] else "it is not installed"
+                raise ValueError(
+                    f"dnf did not install {self.summary().split(' ', 1)[1]} on {run.server}: {has}"
+                )
+            run.info(f"Installed the package {self.name} {actual['Version']}.")
+        wanted = held if self.held is None else self.held  # a lock lifted is put back
+        if actual.get("Held", False) != wanted:
+            await self._lock(run, wanted)
+            run.info(f"{'Held' if wanted else 'Released'} the package {self.name}.")
+
+    def _change(self, actual: dict) -> list[str]:
+        """The dnf command that installs the package at the version wanted, from where it is."""
+        refresh = ["--refresh"] if self.update_index else []
+        if not self.version:
+            return [*refresh, "install", self.name]
+        wanted = f"{self.name}-{self.version}"
+        if not actual["Exists"]:
+            return [*refresh, "install", wanted]
+        verb = "upgrade" if compare_rpm(self.version, actual["Version"]) > 0 else "downgrade"
+        return [*refresh, verb, wanted]
+
+    async def _lock(self, run, held: bool) -> None:
+        verb = "add" if held else "delete"
+        await must_run(run, [*DNF, "--quiet", "versionlock", verb, self.name])
 
 
 @operation(

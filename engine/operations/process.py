@@ -175,6 +175,12 @@ async def must_run(run, command: list[str], *, stdin: bytes | None = None) -> st
     """Run a program on the server in context that must succeed: its standard output (see
     `output_of`), or an error naming the server and what the program said."""
     code, output, errors = await output_of(run, command, stdin=stdin)
+    if code == 127 and any("not found" in line for line in errors):
+        raise ValueError(
+            f"{program(command)} was not found on {run.server}: it is not installed, or not on "
+            "the PATH of the user the server is reached as (tools such as useradd are in "
+            "/usr/sbin, on root's PATH: see the server's sudo setting)"
+        )
     if code != 0:
         said = " ".join(errors or output.splitlines())[:500]
         raise ValueError(f"{program(command)} exited with code {code} on {run.server}: {said}")
@@ -182,6 +188,9 @@ async def must_run(run, command: list[str], *, stdin: bytes | None = None) -> st
 
 
 def program(command: list[str]) -> str:
-    """The program ``command`` runs: the first word after `env` and its variables."""
+    """The program ``command`` runs: the first word after `env` and its variables, or the name a
+    shell script is given (``sh -c <script> <name> ...``)."""
+    if command[0] == "sh" and command[1:2] == ["-c"] and len(command) > 3:
+        return command[3]
     words = command[1:] if command[0] == "env" else command
     return next((word for word in words if "=" not in word), command[0])

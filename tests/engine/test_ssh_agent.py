@@ -40,21 +40,6 @@ from engine.interpreter import Host, ListSink, RunCredential, ScriptRun
 from tests.sshd import DIE_WITH_PARENT, SSHD
 
 
-def target(cluster, index: int = 0, **changes) -> SshTarget:
-    """How to reach the cluster's server ``index`` by key, its host key trusted."""
-    server = cluster.servers[index]
-    fields = {
-        "server": server.name,
-        "address": server.address,
-        "port": server.port,
-        "user": server.user,
-        "private_key": cluster.client_key.read_text(),
-        "trusted_host_keys": (server.host_key,),
-    }
-    fields.update(changes)
-    return SshTarget(**fields)
-
-
 def key_part(line: str) -> str:
     """``ssh-ed25519 AAAA...`` without the comment."""
     return " ".join(line.split()[:2])
@@ -159,7 +144,7 @@ async def connections() -> AsyncIterator[SshConnections]:
 
 @pytest.fixture
 async def agent(sshd, connections) -> SshAgent:
-    return await connections.agent(target(sshd))
+    return await connections.agent(sshd.target())
 
 
 @pytest.fixture
@@ -286,7 +271,7 @@ async def test_run_cancel_kills_the_remote_process_tree(sshd, connections, agent
     await asyncio.wait_for(started.wait(), 10)
     other = SshConnections()
     try:
-        watcher = await other.agent(target(sshd))  # a second agent, its own connection
+        watcher = await other.agent(sshd.target())  # a second agent, its own connection
         code, found = await run(watcher, ["pgrep", "-u", sshd.user, "-f", marker])
         assert code == 0 and len(found.out) == 3, found.lines  # the shell and its two sleeps
         task.cancel()
@@ -326,7 +311,7 @@ async def test_run_cancel_of_every_busy_channel_at_once_kills_every_tree(
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.2)
         assert len(started) == COMMAND_CHANNELS  # the rest wait for a channel
-        watcher = await watcher_connections.agent(target(sshd))
+        watcher = await watcher_connections.agent(sshd.target())
         code, found = await run(watcher, ["pgrep", "-u", sshd.user, "-f", marker])
         assert code == 0 and len(found.out) == 3 * COMMAND_CHANNELS, found.lines
         for task in tasks:
@@ -359,7 +344,7 @@ async def test_run_cancel_at_any_moment_of_the_start_kills_the_command(
         assert done, f"a cancel {delay * 1000:g} ms after the start hung"
     watcher_connections = SshConnections()
     try:
-        watcher = await watcher_connections.agent(target(sshd))
+        watcher = await watcher_connections.agent(sshd.target())
         code, found = await run(watcher, ["pgrep", "-u", sshd.user, "-f", marker])
         leftover = len(found.out)
         await run(watcher, ["pkill", "-KILL", "-u", sshd.user, "-f", marker])  # tidy up
@@ -392,7 +377,7 @@ async def test_run_with_sudo_goes_through_sudo_n_and_so_does_the_kill(sshd, fold
         try:
             port, key = server["port"], server["ssh-ed25519"]
             agent = await connections.agent(
-                target(sshd, port=port, trusted_host_keys=(key,), sudo=True)
+                sshd.target(port=port, trusted_host_keys=(key,), sudo=True)
             )
             code, output = await run(
                 agent, ["sh", "-c", 'echo "$GREETING in $PWD"'], cwd=folder, env={"GREETING": "hi"}
@@ -580,7 +565,7 @@ async def test_connections_share_one_connection_for_many_operations(sshd, folder
     connections = SshConnections()
     before = accepted_logins(sshd)
     try:
-        agents = await asyncio.gather(*(connections.agent(target(sshd)) for _ in range(20)))
+        agents = await asyncio.gather(*(connections.agent(sshd.target()) for _ in range(20)))
 
         async def work(number: int) -> tuple[int, list[str], bytes]:
             one = agents[number]
@@ -619,8 +604,8 @@ async def test_connections_credentials_other_than_the_first_are_another_connecti
     sshd, connections
 ) -> None:
     assert sshd.password, "the SSH tests run as root, which gives the test user a password"
-    by_key = await connections.agent(target(sshd))
-    by_password = await connections.agent(target(sshd, private_key=None, password=sshd.password))
+    by_key = await connections.agent(sshd.target())
+    by_password = await connections.agent(sshd.target(private_key=None, password=sshd.password))
     assert len(connections._servers) == 2
     for one in (by_key, by_password):
         assert (await run(one, ["id", "-un"]))[1].out == [sshd.user]
@@ -630,7 +615,7 @@ async def test_connections_max_connecting_one_still_reaches_every_server(sshd) -
     connections = SshConnections(max_connecting=1)
     try:
         agents = await asyncio.gather(
-            *(connections.agent(target(sshd, index)) for index in range(3))
+            *(connections.agent(sshd.target(index)) for index in range(3))
         )
         assert [one.server for one in agents] == ["ssh1", "ssh2", "ssh3"]
         results = await asyncio.gather(*(run(one, ["echo", one.server]) for one in agents))
@@ -655,11 +640,11 @@ async def test_connections_max_connecting_makes_the_others_wait(sshd) -> None:
             connections = SshConnections(max_connecting=places)
             try:
                 stuck = asyncio.ensure_future(
-                    connections.agent(target(sshd, 0, port=port, connect_timeout=1))
+                    connections.agent(sshd.target(0, port=port, connect_timeout=1))
                 )
                 await asyncio.sleep(0.05)  # the silent one connects first
                 started = time.monotonic()
-                one = await connections.agent(target(sshd, 1))
+                one = await connections.agent(sshd.target(1))
                 elapsed = time.monotonic() - started
                 assert (await run(one, ["echo", "in"]))[1].out == ["in"]
                 assert (elapsed > 0.8) is waits, (places, elapsed)
@@ -683,20 +668,20 @@ async def test_connect_wrong_password_names_the_user_never_the_password(sshd, co
     assert sshd.password
     secret = "Wrong-Secret-9"
     with pytest.raises(AgentError) as raised:
-        await connections.agent(target(sshd, private_key=None, password=secret))
+        await connections.agent(sshd.target(private_key=None, password=secret))
     message = str(raised.value)
     assert f"failed for the user '{sshd.user}' with a password" in message
     assert f"ssh1 (127.0.0.1:{sshd.servers[0].port})" in message
     assert secret not in message and secret not in repr(raised.value)
     # the right one logs in
-    right = await connections.agent(target(sshd, private_key=None, password=sshd.password))
+    right = await connections.agent(sshd.target(private_key=None, password=sshd.password))
     assert (await run(right, ["id", "-un"]))[1].out == [sshd.user]
 
 
 async def test_connect_refused_port_names_the_server_and_port(sshd, connections) -> None:
     port = free_port()
     with pytest.raises(AgentError) as raised:
-        await connections.agent(target(sshd, port=port))
+        await connections.agent(sshd.target(port=port))
     assert f"cannot connect to ssh1 (127.0.0.1:{port}): connection refused" in str(raised.value)
 
 
@@ -707,7 +692,7 @@ async def test_connect_to_a_server_that_never_answers_times_out(sshd, connection
         port = silent.getsockname()[1]
         started = time.monotonic()
         with pytest.raises(AgentError) as raised:
-            await connections.agent(target(sshd, port=port, connect_timeout=0.5))
+            await connections.agent(sshd.target(port=port, connect_timeout=0.5))
         elapsed = time.monotonic() - started
     assert f"cannot connect to ssh1 (127.0.0.1:{port}): timed out after 0.5 s" in str(raised.value)
     assert 0.4 < elapsed < 3, elapsed
@@ -715,7 +700,7 @@ async def test_connect_to_a_server_that_never_answers_times_out(sshd, connection
 
 async def test_connect_unknown_host_name_says_it_was_not_found(sshd, connections) -> None:
     with pytest.raises(AgentError) as raised:
-        await connections.agent(target(sshd, address="no-such-server.invalid", connect_timeout=5))
+        await connections.agent(sshd.target(address="no-such-server.invalid", connect_timeout=5))
     assert "cannot connect to ssh1: the name 'no-such-server.invalid' was not found" in str(
         raised.value
     )
@@ -723,11 +708,11 @@ async def test_connect_unknown_host_name_says_it_was_not_found(sshd, connections
 
 async def test_connect_without_a_user_or_with_an_unreadable_key(sshd, connections) -> None:
     with pytest.raises(AgentError, match="no user to log in to ssh1"):
-        await connections.agent(target(sshd, user=""))
+        await connections.agent(sshd.target(user=""))
     with pytest.raises(AgentError, match=r"the private key for ssh1 .* cannot be read"):
-        await connections.agent(target(sshd, private_key="not a key"))
+        await connections.agent(sshd.target(private_key="not a key"))
     with pytest.raises(AgentError, match="a trusted host key of ssh1 is not readable"):
-        await connections.agent(target(sshd, trusted_host_keys=("ssh-ed25519 nonsense",)))
+        await connections.agent(sshd.target(trusted_host_keys=("ssh-ed25519 nonsense",)))
 
 
 async def test_host_key_untrusted_gives_the_fingerprint_ssh_keygen_shows(
@@ -741,7 +726,7 @@ async def test_host_key_untrusted_gives_the_fingerprint_ssh_keygen_shows(
     ).stdout.split()
     assert listed[1].startswith("SHA256:")
     with pytest.raises(HostKeyUntrusted) as raised:
-        await connections.agent(target(sshd, trusted_host_keys=()))
+        await connections.agent(sshd.target(trusted_host_keys=()))
     assert raised.value.fingerprint == listed[1] == fingerprint(server.host_key)
     assert raised.value.offered == key_part(server.host_key)
     message = str(raised.value)
@@ -754,7 +739,7 @@ async def test_host_key_changed_names_both_fingerprints(sshd, connections) -> No
     for trust_on_first_use in (False, True):  # a trusted key is never replaced on first use
         with pytest.raises(HostKeyChanged) as raised:
             await connections.agent(
-                target(sshd, trusted_host_keys=(wrong,), trust_on_first_use=trust_on_first_use)
+                sshd.target(trusted_host_keys=(wrong,), trust_on_first_use=trust_on_first_use)
             )
         offered = fingerprint(sshd.servers[0].host_key)
         assert raised.value.fingerprint == offered
@@ -766,7 +751,7 @@ async def test_host_key_changed_names_both_fingerprints(sshd, connections) -> No
 
 async def test_host_key_trusted_among_others_logs_in(sshd, connections) -> None:
     wrong = (sshd.client_key.with_suffix(".pub")).read_text().strip()
-    one = await connections.agent(target(sshd, trusted_host_keys=(wrong, sshd.servers[0].host_key)))
+    one = await connections.agent(sshd.target(trusted_host_keys=(wrong, sshd.servers[0].host_key)))
     assert (await run(one, ["echo", "in"]))[1].out == ["in"]
 
 
@@ -777,7 +762,7 @@ async def test_host_key_of_a_type_the_server_lacks_is_a_changed_key(sshd, connec
     subprocess.run(["ssh-keygen", "-q", "-t", "rsa", "-N", "", "-f", str(rsa)], check=True)
     trusted = key_part(rsa.with_suffix(".pub").read_text())
     with pytest.raises(HostKeyChanged) as raised:
-        await connections.agent(target(sshd, trusted_host_keys=(trusted,)))
+        await connections.agent(sshd.target(trusted_host_keys=(trusted,)))
     assert raised.value.fingerprint == fingerprint(sshd.servers[0].host_key)
     assert raised.value.trusted_fingerprints == (fingerprint(trusted),)
 
@@ -789,15 +774,15 @@ async def test_host_key_of_a_server_with_several_is_the_trusted_one_or_ed25519(
         port = server["port"]
         for trusted in ("ssh-rsa", "ecdsa-sha2-nistp256", "ssh-ed25519"):
             one = await connections.agent(
-                target(sshd, port=port, trusted_host_keys=(server[trusted],))
+                sshd.target(port=port, trusted_host_keys=(server[trusted],))
             )
             assert (await run(one, ["echo", trusted]))[1].out == [trusted]
         # nothing trusted yet: the key offered for trust is the Ed25519 one, as OpenSSH's
         # client asks for it first
         with pytest.raises(HostKeyUntrusted) as raised:
-            await connections.agent(target(sshd, port=port, trusted_host_keys=()))
+            await connections.agent(sshd.target(port=port, trusted_host_keys=()))
         assert raised.value.offered == server["ssh-ed25519"]
-        facts = await probe(target(sshd, port=port, trusted_host_keys=(server["ssh-rsa"],)))
+        facts = await probe(sshd.target(port=port, trusted_host_keys=(server["ssh-rsa"],)))
         assert facts.host_key == server["ssh-rsa"]
 
 
@@ -805,7 +790,7 @@ async def test_host_key_trust_on_first_use_tells_the_host_the_key(sshd) -> None:
     heard: list[tuple[str, str]] = []
     connections = SshConnections(on_new_host_key=lambda server, key: heard.append((server, key)))
     try:
-        first = target(sshd, 1, trusted_host_keys=(), trust_on_first_use=True)
+        first = sshd.target(1, trusted_host_keys=(), trust_on_first_use=True)
         one = await connections.agent(first)
         assert (await run(one, ["echo", "trusted"]))[1].out == ["trusted"]
         await connections.agent(first)  # the same connection: heard once
@@ -816,9 +801,9 @@ async def test_host_key_trust_on_first_use_tells_the_host_the_key(sshd) -> None:
 
 async def test_connections_a_failed_connection_is_tried_again(sshd, connections) -> None:
     with pytest.raises(HostKeyUntrusted):
-        await connections.agent(target(sshd, trusted_host_keys=()))
+        await connections.agent(sshd.target(trusted_host_keys=()))
     # the same key with the host key trusted now: a new attempt, not the failure kept
-    key_only = target(sshd)
+    key_only = sshd.target()
     assert (await run(await connections.agent(key_only), ["echo", "ok"]))[1].out == ["ok"]
 
 
@@ -826,7 +811,7 @@ async def test_connections_a_failed_connection_is_tried_again(sshd, connections)
 
 
 async def test_probe_reports_latency_host_key_kernel_and_os(sshd) -> None:
-    facts = await probe(target(sshd, 2))
+    facts = await probe(sshd.target(2))
     uname = os.uname()
     assert facts.kernel == f"{uname.sysname} {uname.release} {uname.machine}"
     assert facts.kernel.startswith("Linux")
@@ -842,9 +827,9 @@ async def test_probe_reports_latency_host_key_kernel_and_os(sshd) -> None:
 
 async def test_probe_checks_the_host_key_too(sshd) -> None:
     with pytest.raises(HostKeyUntrusted):
-        await probe(target(sshd, trusted_host_keys=()))
+        await probe(sshd.target(trusted_host_keys=()))
     with pytest.raises(AgentError, match="connection refused"):
-        await probe(target(sshd, port=free_port()))
+        await probe(sshd.target(port=free_port()))
 
 
 # ---- http ----------------------------------------------------------------------------------------
@@ -925,7 +910,7 @@ class SshHost(Host):
     async def agent(self, server: str, *, credential: RunCredential | None = None) -> SshAgent:
         self.asked.append(server)
         names = [name.casefold() for name in self.servers()]
-        return await self.connections.agent(target(self.cluster, names.index(server.casefold())))
+        return await self.connections.agent(self.cluster.target(names.index(server.casefold())))
 
 
 SCRIPT = """\

@@ -33,17 +33,7 @@ class Servers(StandaloneHost):
 
 
 def targets(cluster) -> list[SshTarget]:
-    return [
-        SshTarget(
-            server=server.name,
-            address=server.address,
-            port=server.port,
-            user=server.user,
-            private_key=cluster.client_key.read_text(),
-            trusted_host_keys=(server.host_key,),
-        )
-        for server in cluster.servers
-    ]
+    return [cluster.target(index) for index in range(len(cluster.servers))]
 
 
 async def run(cluster, tmp_path: Path, text: str) -> tuple[str, list[str]]:

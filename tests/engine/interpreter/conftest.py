@@ -1,8 +1,12 @@
-"""Helpers: run a script on a host that records its log."""
+"""Helpers: run a script on a host that records its log; a package repository dnf reads."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -102,4 +106,67 @@ def run(host):
     return run_script
 
 
-__all__ = ["Ran", "RunCredential", "TestHost"]
+@pytest.fixture
+def names():
+    """Names of users, groups and host names nobody has (as root, tests make them); what a test
+    made of them is removed after it, a user's home and crontab and a hosts entry with them."""
+    made: list[str] = []
+
+    def name() -> str:
+        made.append(f"ow{uuid.uuid4().hex[:10]}")
+        return made[-1]
+
+    yield name
+    for made_name in made:
+        subprocess.run(["userdel", "-r", made_name], capture_output=True)
+        subprocess.run(["groupdel", made_name], capture_output=True)
+        subprocess.run(["sed", "-i", f"/\\s{made_name}$/d", "/etc/hosts"], capture_output=True)
+
+
+RPM_VERSIONS = ("1.0-1", "2.0-1")
+
+
+def build_rpm(folder: Path, name: str, version: str) -> Path:
+    """A noarch package that installs one file, /usr/share/doc/<name>/README."""
+    number, _, release = version.partition("-")
+    spec = folder / f"{name}-{version}.spec"
+    spec.write_text(
+        f"Name: {name}\nVersion: {number}\nRelease: {release}\nSummary: probe\nLicense: MIT\n"
+        "BuildArch: noarch\n%description\nA package the tests install.\n"
+        f"%install\nmkdir -p %{{buildroot}}/usr/share/doc/{name}\n"
+        f"echo {version} > %{{buildroot}}/usr/share/doc/{name}/README\n"
+        f"%files\n/usr/share/doc/{name}/README\n"
+    )
+    top = folder / "rpmbuild"
+    subprocess.run(
+        ["rpmbuild", "-bb", "--quiet", "--define", f"_topdir {top}", str(spec)],
+        check=True,
+        capture_output=True,
+    )
+    return top / "RPMS" / "noarch" / f"{name}-{version}.noarch.rpm"
+
+
+@pytest.fixture
+def dnf_package(tmp_path):
+    """The name of a package in two versions (RPM_VERSIONS), in a repository createrepo_c indexes,
+    which a file of the test's in /etc/yum.repos.d names; package, lock, repository file and
+    dnf's cache of it are removed afterwards."""
+    assert shutil.which("dnf"), "dnf is missing: scripts/services start installs it"
+    name = f"otterweb-probe-{uuid.uuid4().hex[:10]}"
+    repository = tmp_path / "repository"
+    repository.mkdir()
+    for version in RPM_VERSIONS:
+        shutil.copy(build_rpm(tmp_path, name, version), repository)
+    subprocess.run(["createrepo_c", "--quiet", str(repository)], check=True, capture_output=True)
+    listing = Path("/etc/yum.repos.d") / f"{name}.repo"
+    listing.parent.mkdir(exist_ok=True)
+    listing.write_text(f"[{name}]\nname={name}\nbaseurl=file://{repository}\ngpgcheck=0\n")
+    yield name
+    subprocess.run(["dnf", "--quiet", "versionlock", "delete", name], capture_output=True)
+    subprocess.run(["rpm", "--erase", "--nodeps", name], capture_output=True)
+    listing.unlink()
+    for cached in Path("/var/cache/dnf").glob(f"{name}-*"):
+        shutil.rmtree(cached, ignore_errors=True)
+
+
+__all__ = ["RPM_VERSIONS", "Ran", "RunCredential", "TestHost"]

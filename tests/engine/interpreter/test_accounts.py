@@ -8,7 +8,6 @@ import os
 import pwd
 import random
 import subprocess
-import uuid
 from pathlib import Path
 
 import pytest
@@ -17,21 +16,6 @@ from engine.interpreter import Level
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="makes users and groups: needs root")
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJ2e1y5tT2n4a7yXkqX0hFjv0mYzK6o0m8cJ3J0k1Zy9 ops@laptop"
-
-
-@pytest.fixture
-def names():
-    """Unique user and group names; whatever a test made of them is removed after it."""
-    made: list[str] = []
-
-    def name() -> str:
-        made.append(f"ow{uuid.uuid4().hex[:10]}")
-        return made[-1]
-
-    yield name
-    for made_name in made:
-        subprocess.run(["userdel", "-r", made_name], capture_output=True)
-        subprocess.run(["groupdel", made_name], capture_output=True)
 
 
 def free_id() -> int:

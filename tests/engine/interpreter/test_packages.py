@@ -202,3 +202,76 @@ async def test_collect_rpm_packages_keeps_the_rpm_databases_packages(
         "noarch",
     )
     assert "version [1:1.2-3]" in ran.info
+
+
+def rpm_installed(name: str) -> str | None:
+    found = subprocess.run(
+        ["rpm", "--query", "--queryformat=%{VERSION}-%{RELEASE}", name],
+        capture_output=True,
+        text=True,
+    )
+    return found.stdout if found.returncode == 0 else None
+
+
+def rpm_locked(name: str) -> bool:
+    listed = subprocess.run(
+        ["dnf", "--quiet", "versionlock", "list"], capture_output=True, text=True, check=True
+    ).stdout
+    return any(line.startswith(f"{name}-0:") for line in listed.splitlines())
+
+
+async def test_ensure_rpm_package_installs_pins_holds_and_removes_a_package(
+    run, dnf_package
+) -> None:
+    name = dnf_package
+    script = f"Ensure-RpmPackage {name} (UpdateIndex: true);"
+    assert differences(await run(script, mode="collect")) == [("Exists", True, False)]
+    assert rpm_installed(name) is None  # collecting changes nothing
+    assert (await run(script, simulate=True)).status == "normal"
+    assert rpm_installed(name) is None
+
+    ran = await run(script)
+    assert ran.status == "normal", ran.messages()
+    assert rpm_installed(name) == "2.0-1"  # the newest
+    assert f"Installed the package {name} 2.0-1." in ran.info
+    assert Path(f"/usr/share/doc/{name}/README").read_text() == "2.0-1\n"
+    assert differences(await run(script, mode="collect")) == []
+
+    pinned = f"Ensure-RpmPackage {name} (Version: 1.0-1, Held: true);"
+    assert differences(await run(pinned, mode="collect")) == [
+        ("Version", "1.0-1", "2.0-1"),
+        ("Held", True, False),
+    ]
+    ran = await run(pinned, mode="collect-execute")
+    assert ran.status == "normal", ran.messages()
+    assert (rpm_installed(name), rpm_locked(name)) == ("1.0-1", True)  # downgraded, and held
+    assert f"Held the package {name}." in ran.info
+    assert differences(await run(pinned, mode="collect")) == []
+
+    # held, it moves only when told: the lock is lifted for the change and put back after
+    ran = await run(f"Ensure-RpmPackage {name} (Version: 2.0-1);")
+    assert ran.status == "normal", ran.messages()
+    assert (rpm_installed(name), rpm_locked(name)) == ("2.0-1", True)
+
+    released = f"Ensure-RpmPackage {name} (Held: false);"
+    assert differences(await run(released, mode="collect")) == [("Held", False, True)]
+    ran = await run(released)
+    assert (ran.status, rpm_locked(name)) == ("normal", False)
+    assert f"Released the package {name}." in ran.info
+
+    removed = f"Ensure-RpmPackage {name} (Exists: false);"
+    ran = await run(removed)
+    assert ran.status == "normal", ran.messages()
+    assert rpm_installed(name) is None
+    assert f"Removed the package {name} 2.0-1." in ran.info
+    assert differences(await run(removed, mode="collect")) == []
+
+
+async def test_ensure_rpm_package_says_what_dnf_said_of_a_version_it_cannot_find(
+    run, dnf_package
+) -> None:
+    ran = await run(f"Ensure-RpmPackage {dnf_package} (Version: 3.0-1);")
+    assert ran.status == "error"
+    (error,) = [m for m in ran.messages(Level.ERROR) if "dnf" in m]
+    assert "dnf exited with code 1 on localhost" in error
+    assert f"{dnf_package}-3.0-1" in error
