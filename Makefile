@@ -94,6 +94,7 @@ frontend-test: setup
 	cd frontend && $(WITH_NODE) npx tsc --noEmit && $(WITH_NODE) npx vitest run
 
 bench: setup services
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	$(PY) bench/parse.py
 	$(PY) bench/engine.py
 	$(PY) bench/logs.py
@@ -102,6 +103,7 @@ bench: setup services
 	$(PY) bench/logviewer.py
 	$(PY) bench/fanout.py
 	$(PY) bench/configuration.py
+	$(PY) bench/ensure.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache *.egg-info frontend/node_modules otterweb/static/frontend

@@ -290,6 +290,7 @@ def _ssh_targets(args: argparse.Namespace) -> list:
                 passphrase=passphrase,
                 trusted_host_keys=known_host_keys(known, parts.hostname, port),
                 trust_on_first_use=args.trust_on_first_use,
+                sudo=args.sudo,
             )
         )
     return targets
@@ -443,6 +444,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--trust-on-first-use",
         action="store_true",
         help="trust a server with no known key and add its key to the known hosts file",
+    )
+    ssh.add_argument(
+        "--sudo",
+        action="store_true",
+        help="run commands through 'sudo -n' (the user needs sudo without a password): "
+        "packages, users and the like need root",
     )
     ssh.add_argument(
         "--max-connecting",

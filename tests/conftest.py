@@ -155,6 +155,20 @@ def sshd():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.fixture
+def sudo_rule(sshd):
+    """The sshd's user may run anything as root with `sudo -n`, until the test ends."""
+    import uuid
+    from pathlib import Path
+
+    assert Path("/usr/bin/sudo").exists(), "sudo is missing: scripts/services start installs it"
+    rule = Path("/etc/sudoers.d") / f"otterweb-test-{uuid.uuid4().hex[:10]}"
+    rule.write_text(f"{sshd.servers[0].user} ALL=(root) NOPASSWD: ALL\n")
+    rule.chmod(0o440)
+    yield
+    rule.unlink()
+
+
 # pytest-django's fixtures that open the test database: a test that uses none of them (nor the
 # django_db mark) cannot reach the database, which pytest-django blocks.
 DATABASE_FIXTURES = frozenset(

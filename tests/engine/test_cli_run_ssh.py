@@ -302,3 +302,16 @@ def test_cli_run_ssh_collect_debian_packages_lists_the_servers_packages(
     messages = [r.get("message", "") for r in on_web1(sshd, tmp_path, "Collect-DebianPackages;")]
     # the loopback sshd is this machine, logged in to as the unprivileged test user
     assert f"Collected {installed} Debian packages on web1." in messages
+
+
+def test_cli_run_ssh_sudo_runs_commands_as_root(sshd, sudo_rule, tmp_path: Path) -> None:
+    options = [
+        f"--server=ssh1={sshd.servers[0].url}",
+        f"--identity={sshd.client_key}",
+        f"--known-hosts={sshd.known_hosts}",
+    ]
+    whoami = script(tmp_path, "SHExec echo as `$USER;")
+    assert f"as {sshd.user}" in run(whoami, *options).stdout
+    result = run(whoami, *options, "--sudo")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "as root" in result.stdout

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import pwd
 import subprocess
-import uuid
 from pathlib import Path
 
 import pytest
@@ -18,17 +17,6 @@ from engine.interpreter import Level, ListSink, StandaloneHost
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="writes a sudo rule: needs root")
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJ2e1y5tT2n4a7yXkqX0hFjv0mYzK6o0m8cJ3J0k1Zy9 ops@laptop"
-
-
-@pytest.fixture
-def sudo_rule(sshd):
-    """The sshd's user may run anything as root with `sudo -n`, until the test ends."""
-    assert Path("/usr/bin/sudo").exists(), "sudo is missing: scripts/services start installs it"
-    rule = Path("/etc/sudoers.d") / f"otterweb-test-{uuid.uuid4().hex[:10]}"
-    rule.write_text(f"{sshd.servers[0].user} ALL=(root) NOPASSWD: ALL\n")
-    rule.chmod(0o440)
-    yield
-    rule.unlink()
 
 
 @pytest.fixture
