@@ -11,10 +11,10 @@ from __future__ import annotations
 import difflib
 import inspect
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, Protocol, TypeAlias, TypeVar
 
 from engine.values import KIND_NAMES, Value, kind, to_text
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from engine.interpreter.logs import Level
     from engine.spans import Span
 
+T = TypeVar("T")
 SUMMARY_CHARACTERS = 200
 
 
@@ -57,6 +58,11 @@ class Run(Protocol):
         """``path`` from the directory in context."""
 
     async def agent(self) -> Agent: ...
+
+    async def fact(self, name: str, load: Callable[[], Awaitable[T]]) -> T:
+        """What ``load`` reads of the server in context, read once and shared by the operations
+        that ask for ``name`` until something changes the server (engine/interpreter/facts.py).
+        What it returns is shared: never changed in place."""
 
     def elsewhere(self, server: str) -> Run:
         """The run as seen from another server (its agent and working directory)."""

@@ -1,5 +1,5 @@
 """What every part of a run shares: the host, whether the run is a simulation, the log (secrets
-masked) and the agents open on the servers."""
+masked), the agents open on the servers and the facts read of them."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 from engine.agents import Agent
 from engine.interpreter.context import Context
 from engine.interpreter.errors import ExecutionError
+from engine.interpreter.facts import Facts, WatchedAgent
 from engine.interpreter.host import (
     CredentialRefused,
     Host,
@@ -22,7 +23,7 @@ from engine.interpreter.results import Status
 class Session:
     """The run's host, log and agents; a log line's warning or error sets its strand's status."""
 
-    __slots__ = ("agents", "host", "logger", "masker", "simulate")
+    __slots__ = ("agents", "facts", "host", "logger", "masker", "simulate")
 
     def __init__(self, host: Host, *, simulate: bool) -> None:
         self.host = host
@@ -31,6 +32,7 @@ class Session:
         self.logger = Logger(host.sink, self.masker)
         # one per server and credential; an isolation block keeps its own (Context.agents)
         self.agents: dict[tuple[str, str], Agent] = {}
+        self.facts = Facts()
 
     def log(self, level: Level, message: str, context: Context | None, line: int | None) -> None:
         """Write a line in the context's log scope; a warning or an error sets the status of the
@@ -82,8 +84,8 @@ class Session:
         key = (context.server.casefold(), context.credential.name if context.credential else "")
         agent = cache.get(key)
         if agent is None:
-            agent = await self.host.agent(context.server, credential=context.credential)
-            cache[key] = agent
+            opened = await self.host.agent(context.server, credential=context.credential)
+            agent = cache[key] = WatchedAgent(opened, self.facts)
         return agent
 
 

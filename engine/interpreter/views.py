@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from engine import ast
 from engine.agents import Agent
@@ -16,6 +17,8 @@ from engine.interpreter.logs import Level
 from engine.parser import parse_expression
 from engine.registry import FunctionRun, OperationRun, Run
 from engine.values import Value, kind
+
+T = TypeVar("T")
 
 
 class RunView(Run):
@@ -48,6 +51,9 @@ class RunView(Run):
 
     async def agent(self) -> Agent:
         return await self.session.agent(self.context)
+
+    async def fact(self, name: str, load: Callable[[], Awaitable[T]]) -> T:
+        return await self.session.facts.get(await self.agent(), name, load)
 
     def elsewhere(self, server: str) -> RunView:
         """The run as seen from ``server`` instead (its agent, its working directory, its own

@@ -12,12 +12,20 @@ from engine.patterns import escape
 from engine.registry import Kind, Operation, ParamType, operation, param
 
 
-async def read_lines(agent, path: str) -> list[str] | None:
-    """The file's lines without their line breaks; None when there is no such file."""
-    info = await agent.stat(path)
-    if info is None or info.is_directory:
-        return None
-    return (await agent.read_file(path)).decode("utf-8", errors="replace").splitlines()
+async def read_lines(run, path: str) -> list[str] | None:
+    """The lines of the file at ``path`` without their line breaks; None when there is no such
+    file. The file is read once for the operations that read it until something changes the
+    server (a run's facts): each caller gets a list of its own to change."""
+    agent = await run.agent()
+
+    async def load() -> tuple[str, ...] | None:
+        info = await agent.stat(path)
+        if info is None or info.is_directory:
+            return None
+        return tuple((await agent.read_file(path)).decode("utf-8", errors="replace").splitlines())
+
+    lines = await run.fact(f"lines of {path}", load)
+    return None if lines is None else list(lines)
 
 
 async def write_lines(agent, path: str, lines: list[str]) -> None:
@@ -81,7 +89,7 @@ class EnsureFileLine(Operation):
 
     async def collect(self, run) -> dict:
         self.check()
-        lines = await read_lines(await run.agent(), run.resolve(self.name))
+        lines = await read_lines(run, run.resolve(self.name))
         if lines is None:
             return {"Lines": None}
         return {"Lines": [lines[position] for position in self.found(lines)]}
@@ -90,7 +98,7 @@ class EnsureFileLine(Operation):
         self.check()
         agent = await run.agent()
         path = run.resolve(self.name)
-        lines = await read_lines(agent, path)
+        lines = await read_lines(run, path)
         if lines is None:
             if not self.exists:
                 run.debug(f"{path} does not exist: no line to remove.")
@@ -161,7 +169,7 @@ class EnsureHostsEntry(Operation):
 
     async def collect(self, run) -> dict:
         self.check()
-        lines = await read_lines(await run.agent(), run.resolve(self.hosts_file)) or []
+        lines = await read_lines(run, run.resolve(self.hosts_file)) or []
         for line in lines:
             entry = hosts_fields(line)
             if entry is not None and self.host in entry[1]:
@@ -170,9 +178,8 @@ class EnsureHostsEntry(Operation):
 
     async def execute(self, run) -> None:
         self.check()
-        agent = await run.agent()
         path = run.resolve(self.hosts_file)
-        lines = await read_lines(agent, path)
+        lines = await read_lines(run, path)
         if lines is None:
             raise ValueError(f"'{path}' does not exist on {run.server}")
         kept, changed, present = [], False, False

@@ -16,8 +16,6 @@ from engine.registry import Kind, Operation, ParamType, operation, param
 APT = ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "--yes", "--quiet"]
 # dnf, or yum on a server too old for dnf (both wait for another one's lock by themselves)
 DNF = ["sh", "-c", 'if command -v dnf >/dev/null; then exec dnf "$@"; fi; exec yum "$@"', "dnf"]
-# an installed package's versions as rpm writes them: [epoch:]version-release
-RPM_VERSION = "--queryformat=%|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\\n"
 
 
 class EnsurePackage(Operation):
@@ -65,6 +63,21 @@ class EnsurePackage(Operation):
         return wanted
 
 
+async def debian_packages(run) -> dict[str, tuple[str, str]]:
+    """Every installed Debian package of the server: its name, whether it is held ("h") or not
+    ("i"), and its version."""
+    code, output, errors = await output_of(run, list_command(Manager.DEBIAN))
+    if code != 0:
+        raise ValueError(f"dpkg-query failed on {run.server}: {' '.join(errors) or output}")
+    installed = {}
+    for line in output.splitlines():
+        # ii: wanted and installed; hi: held and installed; rc: removed (its configuration kept)
+        fields = line.split("\t")
+        if len(fields) == 4 and fields[0][1:2] == "i":
+            installed[fields[1]] = (fields[0][:1], fields[2])
+    return installed
+
+
 @operation(
     "Ensure-DebianPackage",
     namespace="Linux",
@@ -87,17 +100,11 @@ class EnsureDebianPackage(EnsurePackage):
     )
 
     async def collect(self, run) -> dict:
-        code, output, errors = await output_of(
-            run,
-            ["dpkg-query", "--show", "--showformat=${db:Status-Abbrev}\\t${Version}", self.name],
-        )
-        if code not in (0, 1):
-            raise ValueError(f"dpkg-query failed on {run.server}: {' '.join(errors) or output}")
-        status, _, version = output.partition("\t")
-        # ii: wanted and installed; hi: held and installed; rc: removed (its configuration kept)
-        if code == 1 or status[1:2] != "i":
+        installed = await run.fact("debian-packages", lambda: debian_packages(run))
+        if self.name not in installed:
             return {"Exists": False}
-        return {"Exists": True, "Version": version, "Held": status[:1] == "h"}
+        status, version = installed[self.name]
+        return {"Exists": True, "Version": version, "Held": status == "h"}
 
     async def execute(self, run) -> None:
         actual = await self.collect(run)
@@ -133,6 +140,30 @@ class EnsureDebianPackage(EnsurePackage):
             run.info(f"{'Held' if self.held else 'Released'} the package {self.name}.")
 
 
+async def rpm_packages(run) -> dict[str, list[str]]:
+    """Every installed RPM package of the server: its name and versions (a package such as the
+    kernel is installed in several)."""
+    command = list_command(Manager.RPM)
+    code, output, errors = await output_of(run, command)
+    if code != 0:
+        raise ValueError(f"rpm failed on {run.server}: {' '.join(errors) or output}")
+    installed: dict[str, list[str]] = {}
+    for package in parse_list(Manager.RPM, output):
+        installed.setdefault(package.name, []).append(package.version)
+    return installed
+
+
+async def version_locks(run) -> str:
+    """dnf's (or yum's) list of version locks on the server, a lock a line."""
+    code, output, errors = await output_of(run, [*DNF, "--quiet", "versionlock", "list"])
+    if code != 0:
+        raise ValueError(
+            f"the package manager of {run.server} cannot lock versions (dnf's versionlock "
+            f"plugin): {' '.join(errors) or output or f'exit code {code}'}"
+        )
+    return output
+
+
 @operation(
     "Ensure-RpmPackage",
     namespace="Linux",
@@ -142,12 +173,10 @@ class EnsureDebianPackage(EnsurePackage):
 )
 class EnsureRpmPackage(EnsurePackage):
     async def collect(self, run) -> dict:
-        code, output, errors = await output_of(run, ["rpm", "--query", RPM_VERSION, self.name])
-        versions = output.split()
-        if code != 0 or not versions:
-            if "is not installed" in output + " ".join(errors):
-                return {"Exists": False}
-            raise ValueError(f"rpm failed on {run.server}: {' '.join(errors) or output}")
+        installed = await run.fact("rpm-packages", lambda: rpm_packages(run))
+        versions = installed.get(self.name)
+        if not versions:
+            return {"Exists": False}
         newest = versions[0]
         for version in versions[1:]:  # the kernel, say, is installed in several versions
             if compare_rpm(version, newest) > 0:
@@ -160,14 +189,9 @@ class EnsureRpmPackage(EnsurePackage):
     async def _locked(self, run) -> bool:
         """Whether the package has a version lock (dnf writes name-epoch:version-release.*,
         yum epoch:name-version-release.*)."""
-        code, output, errors = await output_of(run, [*DNF, "--quiet", "versionlock", "list"])
-        if code != 0:
-            raise ValueError(
-                f"the package manager of {run.server} cannot lock versions (dnf's versionlock "
-                f"plugin): {' '.join(errors) or output or f'exit code {code}'}"
-            )
+        locks = await run.fact("rpm-version-locks", lambda: version_locks(run))
         name = re.escape(self.name)
-        return bool(re.search(rf"^(?:\d+:)?{name}-(?:\d+:)?[^-\s]+-[^-\s]+$", output, re.M))
+        return bool(re.search(rf"^(?:\d+:)?{name}-(?:\d+:)?[^-\s]+-[^-\s]+$", locks, re.M))
 
     async def execute(self, run) -> None:
         actual = await self.collect(run)

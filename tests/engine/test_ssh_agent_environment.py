@@ -6,13 +6,12 @@ from __future__ import annotations
 from engine import parse
 from engine.agents import SshConnections
 from engine.interpreter import Host, ListSink, RunCredential, ScriptRun
-from tests.engine.test_ssh_agent import target
 
 
 async def test_ssh_agent_environment_variables_are_the_logins(sshd) -> None:
     connections = SshConnections()
     try:
-        agent = await connections.agent(target(sshd))
+        agent = await connections.agent(sshd.target())
         variables = await agent.environment_variables()
     finally:
         await connections.close()
@@ -28,7 +27,7 @@ class OneServer(Host):
         self.connections = SshConnections()
 
     async def agent(self, server: str, *, credential: RunCredential | None = None):
-        return await self.connections.agent(target(self.cluster))
+        return await self.connections.agent(self.cluster.target())
 
 
 async def test_ssh_agent_environment_variable_function_reads_the_server(sshd) -> None:
