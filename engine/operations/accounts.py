@@ -130,13 +130,17 @@ class EnsureUser(Operation):
         return [to_text(key).strip() for key in self.authorized_keys or [] if to_text(key).strip()]
 
     async def collect(self, run) -> dict:
-        fields = await entry(run, "passwd", self.name)
-        if fields is None:
+        code, output, errors = await output_of(run, shell_command(USER_ENTRIES, [self.name]))
+        if code == 2:  # not found
             return {"Exists": False}
+        if code != 0:
+            raise ValueError(
+                f"getent passwd {self.name} failed on {run.server}: {' '.join(errors)}"
+            )
+        fields, *group = [line.split(":") for line in output.splitlines()]
         home = fields[5]
         actual: dict = {"Exists": True, "Uid": int(fields[2]), "Home": home, "Shell": fields[6]}
-        group = await entry(run, "group", fields[3])
-        actual["Group"] = group[0] if group else fields[3]
+        actual["Group"] = group[0][0] if group else fields[3]
         if self.groups is not None:
             named = (await must_run(run, ["id", "-nG", self.name])).split()
             actual["Groups"] = sorted(set(named) - {actual["Group"]})
@@ -196,6 +200,11 @@ class EnsureUser(Operation):
         run.info(f"Wrote {len(keys)} authorized key(s) for {self.name}.")
 
 
+# a user's passwd entry, then its primary group's entry (when its group id has one): one trip
+USER_ENTRIES = (
+    'entry=$(getent passwd "$1") || exit $?; echo "$entry"; '
+    'getent group "$(echo "$entry" | cut -d: -f4)" || true'
+)
 # useradd's and usermod's option for each property they set
 USER_OPTIONS = (("Uid", "-u"), ("Group", "-g"), ("Groups", "-G"), ("Shell", "-s"), ("Home", "-d"))
 READ_KEYS = 'test -f "$1" || exit 0; cat "$1"'
