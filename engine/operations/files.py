@@ -146,16 +146,22 @@ class EnsureDirectory(Operation):
             run.info(f"Deleted directory {path}.")
 
 
+def chosen_by_masks(root: str, entries: list, include, exclude) -> dict:
+    """The entries (FileInfo) under ``root`` that the masks choose, by their path from it."""
+    included, excluded = masks(include), masks(exclude or [])
+    found = {}
+    for entry in entries:
+        relative = posixpath.relpath(entry.path, root)
+        if matches(relative, included, excluded):
+            found[relative] = entry
+    return found
+
+
 async def _selected(run, directory: str | None, include, exclude) -> tuple[str, list]:
     agent = await run.agent()
     root = run.resolve(directory or "")
     entries = await agent.list_dir(root, recursive=True)
-    chosen = [
-        e
-        for e in entries
-        if matches(posixpath.relpath(e.path, root), masks(include), masks(exclude or []))
-    ]
-    return root, chosen
+    return root, list(chosen_by_masks(root, entries, include, exclude).values())
 
 
 @operation(

@@ -8,6 +8,7 @@ import posixpath
 from engine.agents import Agent
 from engine.agents.base import FileInfo
 from engine.functions.files import masks, matches
+from engine.operations.files import chosen_by_masks
 from engine.registry import Kind, Operation, ParamType, operation, param
 
 CHUNK = 1 << 20  # bytes of a file in memory at a time
@@ -137,13 +138,7 @@ class TransferFiles(Operation):
 
     def chosen(self, root: str, entries: list[FileInfo]) -> dict[str, FileInfo]:
         """The entries the masks choose, by their path from ``root``."""
-        include, exclude = masks(self.include), masks(self.exclude or [])
-        found = {}
-        for entry in entries:
-            relative = posixpath.relpath(entry.path, root)
-            if matches(relative, include, exclude):
-                found[relative] = entry
-        return found
+        return chosen_by_masks(root, entries, self.include, self.exclude)
 
     async def delete_extra(self, run, agent: Agent, into: str, chosen: dict, existing: dict) -> int:
         include, exclude = masks(self.include), masks(self.exclude or [])
