@@ -4,14 +4,16 @@ asks the server once, not 50 times.
 
 Each agent of the run is a WatchedAgent: what it reads leaves the facts known of its server as
 they are; what may change the server (a program run, a file written, moved or deleted) makes
-the run forget them, before and after the change. A program run to read a fact is not a change.
+the run forget them, before and after the change. A program run to read a fact, or by an
+operation's collect (which by contract changes nothing), is not a change.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import TypeVar
 
 from engine.agents import Agent, FileInfo, HttpAnswer, HttpRequest
@@ -55,6 +57,17 @@ class Facts:
 async def _read(load: Callable[[], Awaitable[T]]) -> T:
     _READING.set(True)  # in this task's own context only
     return await load()
+
+
+@contextlib.contextmanager
+def reading() -> Iterator[None]:
+    """Around what only reads the servers (an operation's collect): the programs it runs are
+    no change."""
+    token = _READING.set(True)
+    try:
+        yield
+    finally:
+        _READING.reset(token)
 
 
 class WatchedAgent(Agent):

@@ -32,6 +32,7 @@ from engine.interpreter.expressions import (
     list_index,
     with_article,
 )
+from engine.interpreter.facts import reading
 from engine.interpreter.ledger import Action, Ledger, Place
 from engine.interpreter.logs import Level
 from engine.interpreter.modules import Modules
@@ -536,9 +537,11 @@ class Handlers(Visitor[Awaitable[None]]):
         if step.action is Action.EXECUTE:
             await operation.execute(run)
         elif step.action is Action.COLLECT:
-            await operation.collect(run)
+            with reading():
+                await operation.collect(run)
         elif step.action is Action.COMPARE:
-            actual = await operation.collect(run)
+            with reading():
+                actual = await operation.collect(run)
             summary = operation.summary()
             differences = self.ledger.compare(place, summary, operation.desired(), actual)
             for d in differences:

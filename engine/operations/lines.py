@@ -8,7 +8,6 @@ import time
 
 from engine.operations.process import must_run, shell_command
 from engine.patterns import compile as compile_pattern
-from engine.patterns import escape
 from engine.registry import Kind, Operation, ParamType, operation, param
 
 
@@ -75,11 +74,12 @@ class EnsureFileLine(Operation):
             raise ValueError("Ensure-FileLine's Line is one line: it holds a line break")
 
     def found(self, lines: list[str]) -> list[int]:
-        """The positions of the lines Match finds; every search of the file together is held
-        to the engine's time limit for a regular expression."""
-        pattern = compile_pattern(
-            self.match if self.match is not None else f"^{escape(self.line)}$", name="Match"
-        )
+        """The positions of the lines Match finds (without Match: the lines equal to Line);
+        every search of the file together is held to the engine's time limit for a regular
+        expression."""
+        if self.match is None:
+            return [position for position, line in enumerate(lines) if line == self.line]
+        pattern = compile_pattern(self.match, name="Match")
         deadline = time.monotonic() + pattern.seconds
         return [
             position

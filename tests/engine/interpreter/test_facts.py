@@ -57,7 +57,9 @@ async def test_facts_a_drift_check_reads_the_package_list_and_a_file_once(
             "Ensure-DebianPackage bash;",
             "Ensure-DebianPackage coreutils;",
             "Ensure-DebianPackage otterweb-no-such-package;",
+            "Ensure-Group root;",  # a collect runs a program (getent): reading, no change
             *(f"Ensure-FileLine {config} (Line: key{n} = {n});" for n in range(5)),
+            "Ensure-DebianPackage dpkg;",
         ]
     )
     ran = await run(script, mode="collect")
@@ -66,7 +68,7 @@ async def test_facts_a_drift_check_reads_the_package_list_and_a_file_once(
         "Ensure-DebianPackage otterweb-no-such-package",
         *(f"Ensure-FileLine {config}: key{n} = {n}" for n in range(5)),
     ]
-    assert (counted["dpkg-query"], counted["read_file"]) == (1, 1)
+    assert (counted["getent"], counted["dpkg-query"], counted["read_file"]) == (1, 1, 1)
 
 
 async def test_facts_are_read_again_after_an_operation_changes_the_server(
