@@ -207,10 +207,9 @@ class EnsureRpmPackage(EnsurePackage):
             await must_run(run, [*DNF, "--assumeyes", "--quiet", *self._change(actual)])
             actual = await self.collect(run)
             if not actual["Exists"] or (self.version and actual["Version"] != self.version):
+                asked = f"{self.name} {self.version}" if self.version else self.name
                 has = f"it has {actual['Version']}" if actual["Exists"] else "it is not installed"
-                raise ValueError(
-                    f"dnf did not install {self.summary().split(' ', 1)[1]} on {run.server}: {has}"
-                )
+                raise ValueError(f"dnf did not install {asked} on {run.server}: {has}")
             run.info(f"Installed the package {self.name} {actual['Version']}.")
         wanted = held if self.held is None else self.held  # a lock lifted is put back
         if actual.get("Held", False) != wanted:
