@@ -63,11 +63,14 @@ class ScheduleForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        environment, template = self.fields["environment"], self.fields["template"]
-        assert isinstance(environment, forms.ModelChoiceField)
-        assert isinstance(template, forms.ModelChoiceField)
-        environment.empty_label = "None: the global check"
-        template.empty_label = "(choose one)"
+        # absent from the admin's form for who may only view: read-only fields are no fields
+        for name, empty in (
+            ("environment", "None: the global check"),
+            ("template", "(choose one)"),
+        ):
+            field = self.fields.get(name)
+            if isinstance(field, forms.ModelChoiceField):
+                field.empty_label = empty
 
     def _post_clean(self) -> None:
         """The service checks the schedule as a whole (save_schedule), not the form."""

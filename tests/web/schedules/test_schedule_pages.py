@@ -275,3 +275,14 @@ def test_schedule_admin_pages(admin_client, nightly, deploy) -> None:
     )
     assert good.status_code == 302
     assert Schedule.objects.get(name="y").next_run is not None
+
+
+def test_schedule_admin_page_shows_a_schedule_to_staff_who_may_only_view(
+    client_with, nightly
+) -> None:
+    """Their form has only the fields the model does not hold (all the others are read-only):
+    the page shows the schedule, never a server error."""
+    viewer = client_with("schedules.view_schedule", is_staff=True)
+    page = viewer.get(reverse("admin:schedules_schedule_change", args=[nightly.pk]))
+    assert page.status_code == 200
+    assert nightly.name in page.content.decode()
