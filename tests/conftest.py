@@ -5,9 +5,12 @@ the same machine): each keeps what it writes to itself. See tests/README.md."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -155,18 +158,34 @@ def sshd():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def _sudo_decided():
+    """Whether the sshd's user has sudo is the machine's to say, for every pytest-xdist worker:
+    one test at a time decides it."""
+    with open(Path(tempfile.gettempdir()) / "otterweb-sudo-rule.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 @pytest.fixture
 def sudo_rule(sshd):
     """The sshd's user may run anything as root with `sudo -n`, until the test ends."""
-    import uuid
-    from pathlib import Path
-
     assert Path("/usr/bin/sudo").exists(), "sudo is missing: scripts/services start installs it"
-    rule = Path("/etc/sudoers.d") / f"otterweb-test-{uuid.uuid4().hex[:10]}"
-    rule.write_text(f"{sshd.servers[0].user} ALL=(root) NOPASSWD: ALL\n")
-    rule.chmod(0o440)
-    yield
-    rule.unlink()
+    with _sudo_decided():
+        rule = Path("/etc/sudoers.d") / f"otterweb-test-{uuid.uuid4().hex[:10]}"
+        rule.write_text(f"{sshd.servers[0].user} ALL=(root) NOPASSWD: ALL\n")
+        rule.chmod(0o440)
+        try:
+            yield
+        finally:
+            rule.unlink()
+
+
+@pytest.fixture
+def no_sudo_rule(sshd):
+    """The sshd's user has no sudo rule while the test runs (the tests that give it one wait)."""
+    with _sudo_decided():
+        yield
 
 
 # pytest-django's fixtures that open the test database: a test that uses none of them (nor the

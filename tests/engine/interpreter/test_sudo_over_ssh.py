@@ -82,7 +82,9 @@ Ensure-Group {team} (Exists: false);
     assert (await run(removal, mode="collect")).result.drifted == []
 
 
-async def test_operations_as_root_say_what_sudo_said_where_the_user_has_no_rule(run, names) -> None:
+async def test_operations_as_root_say_what_sudo_said_where_the_user_has_no_rule(
+    run, no_sudo_rule, names
+) -> None:
     ran = await run(f"Ensure-Group {names()};")
     assert ran.status == "error"
     (error,) = ran.messages(Level.ERROR)
