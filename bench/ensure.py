@@ -32,8 +32,6 @@ import time
 import uuid
 from pathlib import Path
 
-import asyncssh
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -137,19 +135,10 @@ def pyinfra_run(inventory: Path, deploy: Path, count: int) -> str:
 
 
 async def floor(cluster: SshdCluster, count: int, packages: list[str], users: list[str]) -> None:
-    key = asyncssh.import_private_key(cluster.client_key.read_text())
     query = "dpkg-query --show --showformat='${Package} ${Version}\\n' " + " ".join(packages)
 
     async def one(server) -> None:
-        async with asyncssh.connect(
-            server.address,
-            server.port,
-            username=server.user,
-            client_keys=[key],
-            known_hosts=([asyncssh.import_public_key(server.host_key)], [], []),
-            agent_path=None,
-            config=None,
-        ) as connection:
+        async with cluster.connect(server) as connection:
             await connection.run(query, check=True)
             await connection.run("getent passwd " + " ".join(users), check=True)
             async with (

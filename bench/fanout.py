@@ -28,7 +28,6 @@ import uuid
 from functools import partial
 from pathlib import Path
 
-import asyncssh
 from websockets.sync.client import connect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,18 +43,8 @@ TARGETS = {("echo", 100): 1.3, ("ensure", 100): 1.5}
 
 
 async def floor(cluster: SshdCluster, count: int, case: str, tag: str) -> None:
-    key = asyncssh.import_private_key(cluster.client_key.read_text())
-
     async def one(server) -> None:
-        async with asyncssh.connect(
-            server.address,
-            server.port,
-            username=server.user,
-            client_keys=[key],
-            known_hosts=([asyncssh.import_public_key(server.host_key)], [], []),
-            agent_path=None,
-            config=None,
-        ) as connection:
+        async with cluster.connect(server) as connection:
             if case == "echo":
                 result = await connection.run("echo hi", check=True)
                 assert result.stdout == "hi\n"

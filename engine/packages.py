@@ -28,6 +28,7 @@ class Package:
     name: str
     version: str
     architecture: str = ""
+    held: bool = False  # held at its version (dpkg's "hi": apt-mark hold)
 
 
 # dpkg-query's line for each package: its status abbreviated ("ii ": wanted and installed,
@@ -58,12 +59,14 @@ def parse_list(manager: Manager, output: str) -> list[Package]:
     packages = []
     for line in output.splitlines():
         fields = line.split("\t")
+        held = False
         if manager is Manager.DEBIAN:
             if len(fields) != 4 or fields[0][1:2] != "i":
                 continue
+            held = fields[0][:1] == "h"
             fields = fields[1:]
         if len(fields) == 3 and fields[0]:
-            packages.append(Package(fields[0], fields[1], fields[2]))
+            packages.append(Package(fields[0], fields[1], fields[2], held))
     return sorted(packages, key=lambda p: (p.name, p.architecture))
 
 

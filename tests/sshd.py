@@ -100,6 +100,7 @@ class SshdCluster:
         self.known_hosts = self.folder / "known_hosts"
         self.servers: list[TestServer] = []
         self._daemons: list[subprocess.Popen] = []
+        self._asyncssh_key = None  # the client key, read for `connect`
         self._start(count, max_sessions)
 
     def _start(self, count: int, max_sessions: int) -> None:
@@ -187,6 +188,23 @@ class SshdCluster:
         }
         fields.update(changes)
         return SshTarget(**fields)
+
+    def connect(self, server: TestServer):
+        """A plain asyncssh connection to ``server`` by key, its host key trusted, with no SSH
+        agent or config file: the floor the benchmarks hold OtterWeb to."""
+        import asyncssh
+
+        if self._asyncssh_key is None:
+            self._asyncssh_key = asyncssh.import_private_key(self.client_key.read_text())
+        return asyncssh.connect(
+            server.address,
+            server.port,
+            username=server.user,
+            client_keys=[self._asyncssh_key],
+            known_hosts=([asyncssh.import_public_key(server.host_key)], [], []),
+            agent_path=None,
+            config=None,
+        )
 
     def stop(self) -> None:
         for daemon in self._daemons:

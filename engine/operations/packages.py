@@ -6,9 +6,10 @@ no dnf), and every installed package, Debian's or RPM's, collected into the serv
 from __future__ import annotations
 
 import re
+from functools import cmp_to_key
 
 from engine.operations.process import must_run, output_of
-from engine.packages import Manager, compare_rpm, list_command, parse_list
+from engine.packages import Manager, Package, compare_rpm, list_command, parse_list
 from engine.registry import Kind, Operation, ParamType, operation, param
 
 # apt-get without questions (and, with LockTimeout, waiting for another apt or dpkg, such as an
@@ -63,19 +64,25 @@ class EnsurePackage(Operation):
         return wanted
 
 
-async def debian_packages(run) -> dict[str, tuple[str, str]]:
-    """Every installed Debian package of the server: its name, whether it is held ("h") or not
-    ("i"), and its version."""
-    code, output, errors = await output_of(run, list_command(Manager.DEBIAN))
+async def installed_packages(run, manager: Manager) -> dict[str, list[Package]]:
+    """Every installed package of ``manager`` on the server, by name (one may be installed in
+    several versions, such as the kernel, or architectures)."""
+    command = list_command(manager)
+    code, output, errors = await output_of(run, command)
     if code != 0:
-        raise ValueError(f"dpkg-query failed on {run.server}: {' '.join(errors) or output}")
-    installed = {}
-    for line in output.splitlines():
-        # ii: wanted and installed; hi: held and installed; rc: removed (its configuration kept)
-        fields = line.split("\t")
-        if len(fields) == 4 and fields[0][1:2] == "i":
-            installed[fields[1]] = (fields[0][:1], fields[2])
-    return installed
+        raise ValueError(
+            f"{command[0]} could not list the {manager.label} packages of {run.server}: "
+            f"{' '.join(errors) or output or f'exit code {code}'}"
+        )
+    found: dict[str, list[Package]] = {}
+    for package in parse_list(manager, output):
+        found.setdefault(package.name, []).append(package)
+    return found
+
+
+async def packages_of(run, manager: Manager) -> dict[str, list[Package]]:
+    """`installed_packages`, read once for the operations that ask until the server changes."""
+    return await run.fact(f"{manager} packages", lambda: installed_packages(run, manager))
 
 
 @operation(
@@ -100,11 +107,10 @@ class EnsureDebianPackage(EnsurePackage):
     )
 
     async def collect(self, run) -> dict:
-        installed = await run.fact("debian-packages", lambda: debian_packages(run))
-        if self.name not in installed:
+        found = (await packages_of(run, Manager.DEBIAN)).get(self.name)
+        if not found:
             return {"Exists": False}
-        status, version = installed[self.name]
-        return {"Exists": True, "Version": version, "Held": status == "h"}
+        return {"Exists": True, "Version": found[0].version, "Held": found[0].held}
 
     async def execute(self, run) -> None:
         actual = await self.collect(run)
@@ -140,19 +146,6 @@ class EnsureDebianPackage(EnsurePackage):
             run.info(f"{'Held' if self.held else 'Released'} the package {self.name}.")
 
 
-async def rpm_packages(run) -> dict[str, list[str]]:
-    """Every installed RPM package of the server: its name and versions (a package such as the
-    kernel is installed in several)."""
-    command = list_command(Manager.RPM)
-    code, output, errors = await output_of(run, command)
-    if code != 0:
-        raise ValueError(f"rpm failed on {run.server}: {' '.join(errors) or output}")
-    installed: dict[str, list[str]] = {}
-    for package in parse_list(Manager.RPM, output):
-        installed.setdefault(package.name, []).append(package.version)
-    return installed
-
-
 async def version_locks(run) -> str:
     """dnf's (or yum's) list of version locks on the server, a lock a line."""
     code, output, errors = await output_of(run, [*DNF, "--quiet", "versionlock", "list"])
@@ -173,15 +166,11 @@ async def version_locks(run) -> str:
 )
 class EnsureRpmPackage(EnsurePackage):
     async def collect(self, run) -> dict:
-        installed = await run.fact("rpm-packages", lambda: rpm_packages(run))
-        versions = installed.get(self.name)
+        versions = [p.version for p in (await packages_of(run, Manager.RPM)).get(self.name, [])]
         if not versions:
             return {"Exists": False}
-        newest = versions[0]
-        for version in versions[1:]:  # the kernel, say, is installed in several versions
-            if compare_rpm(version, newest) > 0:
-                newest = version
-        found: dict = {"Exists": True, "Version": newest}
+        # the kernel, say, is installed in several versions: the newest is the one that counts
+        found: dict = {"Exists": True, "Version": max(versions, key=cmp_to_key(compare_rpm))}
         if self.held is not None or self.version:
             found["Held"] = await self._locked(run)
         return found
@@ -246,14 +235,8 @@ class CollectDebianPackages(Operation):
         return self.spec.name
 
     async def collect(self, run) -> dict:
-        command = list_command(self.manager)
-        code, output, errors = await output_of(run, command)
-        if code != 0:
-            raise ValueError(
-                f"{command[0]} could not list the {self.manager.label} packages of "
-                f"{run.server}: {' '.join(errors) or output or f'exit code {code}'}"
-            )
-        packages = parse_list(self.manager, output)
+        found = await packages_of(run, self.manager)
+        packages = [package for same in found.values() for package in same]
         not_kept = await run.host.record_packages(run.server, self.manager, packages)
         run.info(f"Collected {len(packages)} {self.manager.label} packages on {run.server}.")
         if not_kept:

@@ -7,7 +7,6 @@ import posixpath
 
 from engine.agents import Agent
 from engine.agents.base import FileInfo
-from engine.functions.files import masks, matches
 from engine.operations.files import chosen_by_masks
 from engine.registry import Kind, Operation, ParamType, operation, param
 
@@ -141,12 +140,8 @@ class TransferFiles(Operation):
         return chosen_by_masks(root, entries, self.include, self.exclude)
 
     async def delete_extra(self, run, agent: Agent, into: str, chosen: dict, existing: dict) -> int:
-        include, exclude = masks(self.include), masks(self.exclude or [])
-        extra = [
-            relative
-            for relative in existing
-            if relative not in chosen and matches(relative, include, exclude)
-        ]
+        there = chosen_by_masks(into, list(existing.values()), self.include, self.exclude)
+        extra = [relative for relative in there if relative not in chosen]
         for relative in sorted(extra, key=lambda r: r.count("/"), reverse=True):
             await agent.delete(posixpath.join(into, relative))
             if self.verbose:

@@ -120,7 +120,7 @@ def test_compare_rpm_orders_versions_as_rpm_does(a: str, b: str, expected: int) 
 def test_parse_list_reads_installed_packages_of_dpkg_and_rpm() -> None:
     dpkg = "ii \tzlib1g\t1:1.2.13.dfsg-1\tamd64\nrc \told\t1.0\tall\nhi \topenssl\t3.0.15-1~deb12u1\tamd64\n"
     assert parse_list(Manager.DEBIAN, dpkg) == [
-        Package("openssl", "3.0.15-1~deb12u1", "amd64"),
+        Package("openssl", "3.0.15-1~deb12u1", "amd64", held=True),
         Package("zlib1g", "1:1.2.13.dfsg-1", "amd64"),
     ]
     rpm = "openssl\t1:3.0.7-24.el9\tx86_64\nbash\t5.1.8-9.el9\tx86_64\ngpg-pubkey\t8483c65d-5ccc5b19\t(none)\n"
