@@ -339,6 +339,10 @@ class Helper:
         while not self.closing:
             self.orphans.wait()
             self.orphans.clear()
+            # the table first, then the runs: a run's process that started and ended between
+            # the two is in neither, never taken for an orphan (its exit code reaped from under
+            # its run's wait, which would then read 0)
+            table = process_table()
             with self.lock:
                 if self.spawning:  # a new process may not be in self.runs yet: later
                     self.orphans.set()
@@ -346,7 +350,7 @@ class Helper:
                 else:
                     ours = {running.process.pid for running in self.runs.values()}
             if ours is not None:
-                for pid, (parent, state) in process_table().items():
+                for pid, (parent, state) in table.items():
                     if parent == self.pid and state == "Z" and pid not in ours:
                         with contextlib.suppress(OSError):
                             os.waitpid(pid, os.WNOHANG)
