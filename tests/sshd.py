@@ -48,7 +48,7 @@ class TestServer:
         return f"ssh://{self.user}@{self.address}:{self.port}"
 
 
-def _free_ports(count: int) -> list[int]:
+def free_ports(count: int) -> list[int]:
     sockets = []
     try:
         for _ in range(count):
@@ -61,7 +61,17 @@ def _free_ports(count: int) -> list[int]:
             handle.close()
 
 
-def _keygen(path: Path) -> str:
+def answers_ssh(address: str, port: int) -> bool:
+    """Whether an SSH server greets on ``address:port``."""
+    with (
+        contextlib.suppress(OSError),
+        socket.create_connection((address, port), timeout=1) as connection,
+    ):
+        return connection.recv(4).startswith(b"SSH-")
+    return False
+
+
+def keygen(path: Path) -> str:
     subprocess.run(
         ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", path.name, "-f", str(path)],
         check=True,
@@ -111,15 +121,15 @@ class SshdCluster:
             shutil.chown(self.home, self.user)
             Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation
         authorized = self.folder / "authorized_keys"
-        authorized.write_text(_keygen(self.client_key) + "\n")
+        authorized.write_text(keygen(self.client_key) + "\n")
         authorized.chmod(0o644)
         known = []
         for first in range(0, count, PORTS_PER_DAEMON):
             number = len(self._daemons)
             daemon = self.folder / f"sshd{number}"
             daemon.mkdir(exist_ok=True)
-            host_key = _keygen(daemon / "host_ed25519")
-            ports = _free_ports(min(PORTS_PER_DAEMON, count - first))
+            host_key = keygen(daemon / "host_ed25519")
+            ports = free_ports(min(PORTS_PER_DAEMON, count - first))
             config = daemon / "sshd_config"
             config.write_text(
                 "".join(f"ListenAddress 127.0.0.1:{port}\n" for port in ports)
@@ -155,15 +165,7 @@ class SshdCluster:
     def _wait(self, timeout: float = 20.0) -> None:
         deadline = time.monotonic() + timeout
         for server in self.servers:
-            while True:
-                with (
-                    contextlib.suppress(OSError),
-                    socket.create_connection(
-                        (server.address, server.port), timeout=1
-                    ) as connection,
-                ):
-                    if connection.recv(4).startswith(b"SSH-"):
-                        break
+            while not answers_ssh(server.address, server.port):
                 if time.monotonic() > deadline or any(d.poll() is not None for d in self._daemons):
                     self.stop()
                     raise RuntimeError(

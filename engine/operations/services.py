@@ -1,6 +1,8 @@
 """systemd services of a Linux server, with its own systemctl: a unit running (or not) and
-enabled at boot (or not), and restarted on demand. A server that does not run systemd is told
-apart at once, with a clear error."""
+enabled at boot (or not), and restarted on demand. A unit file changed on disk (by an Ensure-File
+of the same run, say) is reloaded before the unit is started or restarted, so that the change
+takes effect. A server that does not run systemd is told apart at once, with a clear error, and a
+unit that fails to start is reported with the last lines of its journal."""
 
 from __future__ import annotations
 
@@ -24,6 +26,45 @@ async def require_systemd(run) -> None:
             f"server {run.server} does not run systemd (it has no /run/systemd/system): its "
             "services cannot be managed with systemctl"
         )
+
+
+async def unit_state(run, unit: str) -> dict[str, str]:
+    """The properties of ``unit`` that the operations read, as systemctl shows them."""
+    shown = await must_run(
+        run,
+        [
+            "systemctl",
+            "show",
+            "--property=LoadState,ActiveState,UnitFileState,NeedDaemonReload",
+            "--",
+            unit,
+        ],
+    )
+    return dict(line.partition("=")[::2] for line in shown.splitlines())
+
+
+async def reload_if_changed(run, unit: str, state: dict[str, str]) -> None:
+    """``systemctl daemon-reload`` when the unit's file changed since systemd read it."""
+    if state.get("NeedDaemonReload") == "yes":
+        await must_run(run, ["systemctl", "daemon-reload"])
+        run.info(f"Reloaded systemd's units: the file of {unit} changed.")
+
+
+async def change(run, verb: str, unit: str) -> None:
+    """``systemctl <verb> <unit>``; when it fails, the error says why in the unit's own words:
+    systemctl's message and the last lines of the unit's journal."""
+    code, output, errors = await output_of(run, ["systemctl", verb, "--", unit])
+    if code == 0:
+        return
+    said = " ".join(errors or output.splitlines())[:500]
+    _, journal, _ = await output_of(
+        run, ["journalctl", "--unit", unit, "--lines", "10", "--no-pager", "--quiet"]
+    )
+    lines = [line for line in journal.splitlines() if line.strip()]
+    raise ValueError(
+        f"systemctl {verb} {unit} failed on {run.server}: {said}"
+        + ("\nIts journal ends with:\n" + "\n".join(lines) if lines else "")
+    )
 
 
 class ServiceOperation(Operation):
@@ -61,29 +102,35 @@ class EnsureService(ServiceOperation):
     async def collect(self, run) -> dict:
         await require_systemd(run)
         unit = unit_name(self.name)
-        shown = await must_run(
-            run,
-            ["systemctl", "show", "--property=LoadState,ActiveState,UnitFileState", "--", unit],
-        )
-        state = dict(line.partition("=")[::2] for line in shown.splitlines())
-        if state.get("LoadState") == "not-found":
-            if self.running or self.enabled:
-                raise ValueError(f"server {run.server} has no unit {unit}")
-            return {"Running": False, "Enabled": False}
-        return {
-            "Running": state.get("ActiveState") in ACTIVE,
-            "Enabled": state.get("UnitFileState", "").startswith("enabled"),
-        }
+        return actual(await unit_state(run, unit))
 
     async def execute(self, run) -> None:
-        actual = await self.collect(run)
+        await require_systemd(run)
         unit = unit_name(self.name)
-        if self.enabled is not None and actual["Enabled"] != self.enabled:
-            await must_run(run, ["systemctl", "enable" if self.enabled else "disable", "--", unit])
+        state = await unit_state(run, unit)
+        found = actual(state)
+        enable = self.enabled is not None and found["Enabled"] != self.enabled
+        if not (enable or found["Running"] != self.running):
+            return
+        if state.get("LoadState") == "not-found":
+            raise ValueError(
+                f"server {run.server} has no unit {unit}: systemd found no file for it"
+            )
+        await reload_if_changed(run, unit, state)
+        if enable:
+            await change(run, "enable" if self.enabled else "disable", unit)
             run.info(f"{'Enabled' if self.enabled else 'Disabled'} {unit}.")
-        if actual["Running"] != self.running:
-            await must_run(run, ["systemctl", "start" if self.running else "stop", "--", unit])
+        if found["Running"] != self.running:
+            await change(run, "start" if self.running else "stop", unit)
             run.info(f"{'Started' if self.running else 'Stopped'} {unit}.")
+
+
+def actual(state: dict[str, str]) -> dict:
+    """Running and Enabled, from a unit's properties (a unit systemd does not know is neither)."""
+    return {
+        "Running": state.get("ActiveState") in ACTIVE,
+        "Enabled": state.get("UnitFileState", "").startswith("enabled"),
+    }
 
 
 @operation(
@@ -98,5 +145,6 @@ class RestartService(ServiceOperation):
     async def execute(self, run) -> None:
         await require_systemd(run)
         unit = unit_name(self.name)
-        await must_run(run, ["systemctl", "restart", "--", unit])
+        await reload_if_changed(run, unit, await unit_state(run, unit))
+        await change(run, "restart", unit)
         run.info(f"Restarted {unit}.")
