@@ -102,13 +102,13 @@ class EnsureService(ServiceOperation):
     async def collect(self, run) -> dict:
         await require_systemd(run)
         unit = unit_name(self.name)
-        return actual(await unit_state(run, unit))
+        return running_and_enabled(await unit_state(run, unit))
 
     async def execute(self, run) -> None:
         await require_systemd(run)
         unit = unit_name(self.name)
         state = await unit_state(run, unit)
-        found = actual(state)
+        found = running_and_enabled(state)
         enable = self.enabled is not None and found["Enabled"] != self.enabled
         if not (enable or found["Running"] != self.running):
             return
@@ -125,7 +125,7 @@ class EnsureService(ServiceOperation):
             run.info(f"{'Started' if self.running else 'Stopped'} {unit}.")
 
 
-def actual(state: dict[str, str]) -> dict:
+def running_and_enabled(state: dict[str, str]) -> dict:
     """Running and Enabled, from a unit's properties (a unit systemd does not know is neither)."""
     return {
         "Running": state.get("ActiveState") in ACTIVE,
