@@ -39,6 +39,7 @@ from tests.sshd import SshdCluster  # noqa: E402
 
 PACKAGES, USERS, LINES = 50, 20, 200
 TARGETS = {"engine/pyinfra": 1.0, "collect/floor": 1.5}
+PYINFRA = Path(sys.executable).parent / "pyinfra"
 
 
 def installed_packages(count: int) -> list[str]:
@@ -122,7 +123,7 @@ def pyinfra_files(
 def pyinfra_run(inventory: Path, deploy: Path, count: int) -> str:
     result = subprocess.run(
         [
-            *(Path(sys.executable).parent / "pyinfra", inventory, deploy, "-y"),
+            *(PYINFRA, inventory, deploy, "-y"),
             *("--parallel", str(count), "--no-wait"),
         ],
         cwd=inventory.parent,
@@ -165,6 +166,8 @@ def main() -> int:
         raise SystemExit(
             "bench/ensure.py gives the servers' user sudo and makes users: run as root"
         )
+    if not PYINFRA.exists():
+        raise SystemExit(f"{PYINFRA} is missing: `make bench` installs it (the `bench` extra)")
     count = args.servers
     folder = Path(tempfile.mkdtemp(prefix="otterweb-ensure-"))
     folder.chmod(0o755)  # the servers' user reads its keys and home in there
