@@ -61,7 +61,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "otterweb.middleware.RefuseNulCharacters",
-    "servestatic.middleware.ServeStaticMiddleware",
+    "otterweb.middleware.StaticFiles",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

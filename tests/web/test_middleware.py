@@ -1,15 +1,19 @@
 """The middleware under ASGI (daphne): every one of them runs in async mode, so a request goes
 from the event loop to a thread once, for its view, not to a thread and back for a middleware
-that could only run synchronously; and a NUL in the address is still a 400 there."""
+that could only run synchronously; and a NUL in the address is still a 400 there. Under a
+synchronous handler (the test client, WSGI) every one runs in sync mode, and the static files
+are served there as under daphne."""
 
 from __future__ import annotations
 
 import pytest
 from asgiref.sync import AsyncToSync, SyncToAsync
+from django.contrib.staticfiles import finders
 from django.core.handlers.asgi import ASGIHandler
-from django.test import AsyncClient
+from django.core.handlers.wsgi import WSGIHandler
+from django.test import AsyncClient, Client
 
-from otterweb.middleware import RefuseNulCharacters
+from otterweb.middleware import RefuseNulCharacters, StaticFiles
 
 
 def chain(handler) -> list:
@@ -29,14 +33,36 @@ def chain(handler) -> list:
     return links
 
 
-def test_middleware_chain_under_asgi_holds_no_sync_async_adapter() -> None:
-    links = chain(ASGIHandler())
+@pytest.mark.parametrize(("handler", "is_async"), [(ASGIHandler, True), (WSGIHandler, False)])
+def test_middleware_chain_holds_no_sync_async_adapter(handler, is_async) -> None:
+    links = chain(handler())
     adapters = [
         type(link).__name__ for link in links if isinstance(link, SyncToAsync | AsyncToSync)
     ]
     assert adapters == []
-    [refuse] = [link for link in links if isinstance(link, RefuseNulCharacters)]
-    assert refuse.is_async
+    for kind in (RefuseNulCharacters, StaticFiles):
+        [middleware] = [link for link in links if isinstance(link, kind)]
+        assert middleware.is_async is is_async
+
+
+async def test_static_files_are_served_alike_sync_and_async() -> None:
+    url = "/static/otterweb/site.css"
+    with open(finders.find("otterweb/site.css"), "rb") as source:
+        expected = source.read()
+    headers = {"Accept-Encoding": "identity"}
+    synchronous = Client(headers=headers).get(url)
+    asynchronous = await AsyncClient(headers=headers).get(url)
+    assert synchronous.status_code == asynchronous.status_code == 200
+    assert b"".join(synchronous.streaming_content) == expected
+    assert b"".join([chunk async for chunk in asynchronous.streaming_content]) == expected
+    shown = ("Content-Type", "Content-Length", "Cache-Control", "Last-Modified", "ETag")
+    assert {name: synchronous.get(name) for name in shown} == {
+        name: asynchronous.get(name) for name in shown
+    }
+    assert synchronous["Content-Type"].startswith("text/css")
+    etag = synchronous["ETag"]
+    assert Client().get(url, headers={"If-None-Match": etag}).status_code == 304
+    assert Client().post(url).status_code == 405
 
 
 @pytest.mark.django_db
