@@ -1,5 +1,8 @@
 from django.apps import AppConfig
 
+# how often the housekeeper deletes expired API tokens (one that is sent is deleted at once)
+EXPIRED_TOKENS_EVERY = 3600.0
+
 
 class AccountsConfig(AppConfig):
     """Signing in: API keys (on django-rest-knox's tokens) and service accounts, login
@@ -12,8 +15,9 @@ class AccountsConfig(AppConfig):
         from django.conf import settings
         from django.db.models.signals import post_delete, post_save
 
-        from otterweb.accounts import first_admin
+        from otterweb.accounts import first_admin, services
         from otterweb.accounts.models import ApiKey
+        from otterweb.housekeeping import Round, also_keep_house
 
         post_save.connect(
             first_admin.forget_when_changed,
@@ -24,6 +28,13 @@ class AccountsConfig(AppConfig):
         # without its key would be as wide as its owner
         post_delete.connect(
             _delete_token, sender=ApiKey, dispatch_uid="otterweb.accounts.api_key_token"
+        )
+        also_keep_house(
+            Round(
+                name="otterweb-expired-tokens",
+                seconds=lambda: EXPIRED_TOKENS_EVERY,
+                run=services.delete_expired_tokens,
+            )
         )
 
 

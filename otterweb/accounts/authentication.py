@@ -1,7 +1,7 @@
-"""The API's token authentication: knox's, for the named API keys built on its tokens. A key's
-use is recorded (when and from where, written at most once a minute) and a narrower key's limit
-is put on the user it authenticates (otterweb.accounts.services.key_used, which the websockets'
-token middleware calls too)."""
+"""The API's token authentication: knox's header, for the named API keys built on its tokens. A
+key's use is recorded (when and from where, written at most once a minute) and a narrower key's
+limit is put on the user it authenticates (otterweb.accounts.services.authenticate, which the
+websockets' token middleware calls too)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,18 @@ from otterweb.accounts.lockout import client_ip
 
 
 class KeyAuthentication(TokenAuthentication):
+    """DRF makes one of these for each request."""
+
+    address: str | None = None
+
     def authenticate(self, request):
-        found = super().authenticate(request)
-        if found is None:
-            return None
+        self.address = client_ip(request._request)
+        return super().authenticate(request)
+
+    def authenticate_credentials(self, token: bytes):
         from otterweb.accounts import services
 
-        user, token = found
-        return services.key_used(user=user, token=token, address=client_ip(request._request)), token
+        return services.authenticate(token.decode(), address=self.address)
 
 
 class KeyAuthenticationScheme(KnoxTokenScheme):

@@ -3,8 +3,8 @@
 An API key is a django-rest-knox token (knox keeps its SHA-512 digest and its expiry) with a
 name, who made it, when and from where it was last used, and an optional narrower privilege: a
 role, on an environment or a raft. Revoking a key deletes its knox token and keeps the key's row,
-marked revoked, for its owner's list and the audit trail; an expired key's token is deleted by
-knox the next time it is sent, and its row stays too.
+marked revoked, for its owner's list and the audit trail; an expired key's token is deleted when
+it is next sent, or by the housekeeper within the hour, and its row stays too.
 
 A service account is a user that cannot sign in with a password (its password is unusable and
 otterweb.accounts.backends refuses it anyway), made by an administrator, holding grants like any

@@ -3,16 +3,19 @@ narrower key puts on its owner's privileges, and making service accounts."""
 
 from __future__ import annotations
 
+import binascii
 import ipaddress
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
+from hmac import compare_digest
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models, transaction
 from django.utils import timezone
-from knox.auth import TokenAuthentication
+from knox.crypto import hash_token
 from knox.models import AuthToken
+from knox.settings import CONSTANTS
 from rest_framework.exceptions import AuthenticationFailed
 
 from otterweb.accounts import tokens
@@ -27,12 +30,53 @@ USE_RECORDED_EVERY = timedelta(minutes=1)
 LONGEST_DAYS = 3650
 
 
+def authenticate(text: str, *, address: str | None) -> tuple[object, AuthToken]:
+    """The active user whose unexpired token is ``text``, and the token; raises
+    AuthenticationFailed. The key's use from ``address`` is recorded and a narrower key's limit
+    put on the user (key_used). The one place both the API's authentication and the websockets'
+    call.
+
+    One query finds the token, its user and its key. An expired token is deleted when it is sent;
+    the housekeeper deletes the others (delete_expired_tokens). knox's own authentication reads
+    every token of the user on each request to delete the expired ones, and the key apart."""
+    token = _token_of(text)
+    if token is None:
+        raise AuthenticationFailed("Invalid token.")
+    if not token.user.is_active:
+        raise AuthenticationFailed("User inactive or deleted.")
+    return key_used(user=token.user, token=token, address=address), token
+
+
+def _token_of(text: str) -> AuthToken | None:
+    try:
+        digest = hash_token(text)
+    except (TypeError, binascii.Error):
+        return None
+    candidates = AuthToken.objects.filter(token_key=text[: CONSTANTS.TOKEN_KEY_LENGTH])
+    for token in candidates.select_related("user", "api_key__role"):
+        if not compare_digest(digest, token.digest):
+            continue
+        if token.expiry is not None and token.expiry < timezone.now():
+            token.delete()  # its key stays, expired
+            return None
+        return token
+    return None
+
+
+def delete_expired_tokens(*, now: datetime | None = None) -> int:
+    """Delete the tokens past their expiry (their keys stay, listed as expired); how many."""
+    deleted, _by_model = AuthToken.objects.filter(expiry__lt=now or timezone.now()).delete()
+    if deleted:
+        logger.info("deleted %d expired API tokens", deleted)
+    return deleted
+
+
 def key_used(*, user, token: AuthToken, address: str | None):
     """``user``, authenticated by ``token`` from ``address``: records the key's use (at most once
-    a minute) and, for a narrower key, puts its limit on ``user`` (this in-memory object only).
-    The one place both the API's authentication and the websockets' call."""
-    key = ApiKey.objects.select_related("role").filter(token=token).first()
-    if key is None:  # a token made before keys had names, or by knox directly
+    a minute) and, for a narrower key, puts its limit on ``user`` (this in-memory object only)."""
+    try:
+        key = token.api_key  # read with the token
+    except ApiKey.DoesNotExist:  # a token made before keys had names, or by knox directly
         key, _made = ApiKey.objects.get_or_create(
             token=token,
             defaults={"user": user, "created": token.created, "expires": token.expiry},
@@ -228,11 +272,9 @@ def create_service_account(*, actor, username: str, description: str = ""):
 
 
 def user_for(key: str, *, address: str | None = None):
-    """The active user whose unexpired token is ``key``, or None; its use from ``address`` is
-    recorded and a narrower key's limit put on the user (key_used). Expired tokens are deleted
-    on the way (as knox does for HTTP requests)."""
+    """The active user whose unexpired token is ``key``, or None (authenticate)."""
     try:
-        user, token = TokenAuthentication().authenticate_credentials(key.encode())
+        user, _token = authenticate(key, address=address)
     except AuthenticationFailed:
         return None
-    return key_used(user=user, token=token, address=address)
+    return user

@@ -10,6 +10,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import authenticate
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from knox.models import AuthToken
 from rest_framework.test import APIClient
@@ -18,6 +20,7 @@ from otterweb.accounts import services, tokens
 from otterweb.accounts.models import ApiKey
 from otterweb.asgi import application
 from otterweb.executions.services import create_job, save_job_template
+from otterweb.housekeeping import ROUNDS
 from otterweb.inventory import services as inventory
 from otterweb.privileges.models import Grant, Role
 from otterweb.rafts import services as rafts
@@ -119,6 +122,33 @@ def test_key_authentication_refuses_an_expired_key(ops) -> None:
     assert with_key(text).get(KEYS).status_code == 401
     key.refresh_from_db()
     assert key.state == ApiKey.State.EXPIRED and key.token_id is None  # listed, expired
+
+
+def test_key_authentication_reads_token_user_and_key_in_one_query(ops) -> None:
+    key, text = services.create_key(actor=ops, owner=ops, name="ci")
+    services.authenticate(text, address="192.0.2.7")  # its first use is written
+    with CaptureQueriesContext(connection) as queries:
+        user, token = services.authenticate(text, address="192.0.2.7")
+    assert (user, token.pk) == (ops, key.token_id)
+    assert len(queries) == 1, [query["sql"] for query in queries]
+    key.refresh_from_db()
+    assert key.last_address == "192.0.2.7"
+
+
+def test_delete_expired_tokens_deletes_only_tokens_past_their_expiry(ops) -> None:
+    expired, _text = services.create_key(actor=ops, owner=ops, name="old", days=1)
+    kept, _text = services.create_key(actor=ops, owner=ops, name="new", days=1)
+    forever, _text = services.create_key(actor=ops, owner=ops, name="forever", days=0)
+    AuthToken.objects.filter(pk=expired.token_id).update(
+        expiry=timezone.now() - timedelta(seconds=1)
+    )
+    assert ROUNDS["otterweb-expired-tokens"].run() == 1
+    for key in (expired, kept, forever):
+        key.refresh_from_db()
+    assert [k.state for k in (expired, kept, forever)] == [ApiKey.State.EXPIRED] + [
+        ApiKey.State.ACTIVE
+    ] * 2
+    assert expired.token_id is None and AuthToken.objects.count() == 2
 
 
 def test_api_keys_delete_revokes_the_key(ops) -> None:
