@@ -11,7 +11,7 @@ ADDR ?= 127.0.0.1:8000
 # source again; pytest's collection alone takes 13 s of CPU a process instead of 5.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup static frontend migrate run services ldap test test-fast frontend-test lint bench clean
+.PHONY: setup static frontend migrate run services ldap test-ready test test-fast frontend-test lint bench clean
 
 # Dependencies go in with uv (itself a wheel from PyPI, put in by pip): it resolves and installs
 # them in about 5 s where pip takes 30 to 40, in every fresh clone (and CI's).
@@ -58,7 +58,7 @@ migrate: setup
 run: migrate
 	$(PY) manage.py serve $(ADDR)
 
-lint: setup
+lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
@@ -72,8 +72,7 @@ services:
 # Linux wheels and builds against Debian's libldap2-dev and libsasl2-dev, and `make run` needs
 # nothing but Python. The tests install those (scripts/services, with slapd), then the extra.
 LDAP_STAMP := $(VENV)/.ldap-stamp
-$(LDAP_STAMP): $(STAMP)
-	scripts/services start
+$(LDAP_STAMP): $(STAMP) | services
 	$(UV) -e '.[dev,ldap]'
 	touch $(LDAP_STAMP)
 
@@ -92,15 +91,20 @@ ldap: $(LDAP_STAMP)
 TEST_PROCESSES ?= 3
 PYTEST := $(VENV)/bin/pytest -n $(TEST_PROCESSES) --dist load
 
-test: setup lint services ldap frontend-test
+# What the tests need, made two at a time, each step's output kept together: apt-get's installs
+# beside the Python and Node dependencies, lint and the frontend's tests beside collectstatic.
+test-ready:
+	$(MAKE) --no-print-directory --jobs=2 --output-sync=target setup lint services ldap frontend-test
+
+test: test-ready
 	$(PYTEST)
 	@echo "The web tests that use the database again, on PostgreSQL:"
 	env $$(scripts/services env | grep DATABASE_URL) $(PYTEST) -m "database and not any_database" tests/web
 
-test-fast: setup lint services ldap frontend-test
+test-fast: test-ready
 	$(PYTEST) -m "not browser"
 
-frontend-test: setup
+frontend-test: $(NODE_MODULES)
 	cd frontend && $(WITH_NODE) npx tsc --noEmit && $(WITH_NODE) npx vitest run
 
 bench: setup services
