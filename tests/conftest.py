@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import os
 import shutil
 import tempfile
@@ -56,7 +57,9 @@ class LongestFirst:
     of them: the run ended with one process walking every page while the others had nothing
     left to do. Handed out first, a few at a time (``--maxschedchunk``), they run beside the
     short ones. Only tests that do not use the database move, so those that do keep
-    pytest-django's order (the transactional ones, which empty the tables, last)."""
+    pytest-django's order (the transactional ones, which empty the tables, last); within each
+    of its groups, those marked `slow` go first (the PostgreSQL pass ended with one process
+    fuzzing the API for 13 s while the others had nothing left to do)."""
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -66,7 +69,29 @@ class LongestFirst:
             if (uses_browser(item) or "e2e" in item.path.parts) and not uses_database(item)
         ]
         chosen = set(first)
-        items[:] = first + [item for item in items if item not in chosen]
+        rest = [item for item in items if item not in chosen]
+        items[:] = first + [
+            item
+            for _group, tests in itertools.groupby(rest, key=django_group)
+            for item in sorted(tests, key=lambda test: test.get_closest_marker("slow") is None)
+        ]
+
+
+def django_group(item: pytest.Item) -> int:
+    """pytest-django's group of a test, by its own rule: 0 uses the database, 1 transactionally,
+    2 not at all. Tests move only within a run of one group in its order, so a test this judged
+    otherwise than pytest-django would stay where it was put."""
+    from pytest_django.plugin import validate_django_db
+
+    fixtures = getattr(item, "fixturenames", ())
+    marker = item.get_closest_marker("django_db")
+    transactional = "transactional_db" in fixtures or "live_server" in fixtures
+    if marker is not None:
+        transaction, reset_sequences, *_ = validate_django_db(marker)
+        transactional = transactional or transaction or reset_sequences
+    if transactional:
+        return 1
+    return 0 if marker is not None or "db" in fixtures else 2
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

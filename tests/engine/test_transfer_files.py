@@ -10,6 +10,8 @@ import tracemalloc
 import uuid
 from pathlib import Path
 
+import pytest
+
 from engine import SshTarget
 from engine.interpreter import ListSink, ScriptRun, StandaloneHost
 from engine.parser import parse
@@ -56,6 +58,7 @@ def home_of(cluster) -> Path:
     return Path(os.path.expanduser(f"~{cluster.servers[0].user}"))
 
 
+@pytest.mark.slow
 async def test_transfer_files_streams_a_large_file_across_servers_in_flat_memory(
     sshd, tmp_path
 ) -> None:

@@ -217,6 +217,7 @@ def run_what_was_started() -> None:
     assert not Execution.objects.filter(run_state="executing").exists()
 
 
+@pytest.mark.slow
 def test_fuzz_api_endpoints_never_answer_5xx(inventory_and_rafts, user_with) -> None:
     who = clients(inventory_and_rafts, user_with(username="nobody"))
 

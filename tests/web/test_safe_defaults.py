@@ -72,6 +72,7 @@ def test_data_folder_is_made_owner_only_even_when_it_existed(tmp_path) -> None:
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
 
 
+@pytest.mark.slow
 def test_data_folder_database_files_are_made_owner_only_at_startup(tmp_path) -> None:
     data = tmp_path / "data"
     migrated = manage(data, "migrate", "--noinput")

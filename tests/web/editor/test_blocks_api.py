@@ -352,6 +352,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.any_database  # the engine reads the JSON: the database only signs the user in
 @settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

@@ -75,6 +75,7 @@ def test_migration_moves_the_log_tables_with_their_rows_and_back(logged) -> None
     assert all(foreign_keys(f"execution_logs_{name.lower()}") == [] for name in COLUMNS)
 
 
+@pytest.mark.slow
 def test_migration_counts_logs_stored_before_the_sink_counted_them(logged) -> None:
     made = (runs(logged), counted(logged), logged.log_lines, logged.log_warnings)
     after = dict(LogScope.objects.values_list("scope_id", "after_seq"))

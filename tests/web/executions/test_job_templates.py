@@ -484,6 +484,7 @@ def test_migration_prompt_rows_converts_old_json_prompts() -> None:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_migration_moves_json_prompts_into_rows_and_back() -> None:
     from django.db import connection

@@ -82,6 +82,7 @@ def redis_locks(services):
     return make
 
 
+@pytest.mark.slow
 async def test_redis_locks_serialize_holders_and_renew_the_lease(redis_locks) -> None:
     """Two workers' providers: the second waits for the first, whose hold outlasts its lease
     (more than twice) because it renews it. The lease leaves a renewal a second of delay: the

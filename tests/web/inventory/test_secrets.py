@@ -269,6 +269,7 @@ def admin_pages(client) -> dict[str, str]:
     return pages
 
 
+@pytest.mark.slow
 def test_secrets_never_leave_the_server_in_clear(
     sensitive, client, admin_client, django_user_model, user_with, caplog
 ) -> None:
