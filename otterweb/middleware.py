@@ -59,8 +59,8 @@ class StaticFiles:
 
     Under daphne it is ServeStatic's own. ServeStatic's is async only, so in a synchronous
     handler (Django's test client, a WSGI server) Django ran the whole chain in an event loop on
-    a thread of its own and handed every request back to this one: 1.8 ms a request, three times
-    what the rest of a small page costs. In sync mode the same files are found in the same table
+    a thread of its own and handed every request back to this one: 1.8 ms a request, more than
+    twice what the rest of a small page costs. In sync mode the same files are found in the same table
     and served synchronously."""
 
     sync_capable = True

@@ -6,7 +6,7 @@ from __future__ import annotations
 import binascii
 import ipaddress
 import logging
-from datetime import datetime, timedelta
+from datetime import timedelta
 from hmac import compare_digest
 
 from django.contrib.auth import get_user_model
@@ -63,9 +63,9 @@ def _token_of(text: str) -> AuthToken | None:
     return None
 
 
-def delete_expired_tokens(*, now: datetime | None = None) -> int:
+def delete_expired_tokens() -> int:
     """Delete the tokens past their expiry (their keys stay, listed as expired); how many."""
-    deleted, _by_model = AuthToken.objects.filter(expiry__lt=now or timezone.now()).delete()
+    deleted, _by_model = AuthToken.objects.filter(expiry__lt=timezone.now()).delete()
     if deleted:
         logger.info("deleted %d expired API tokens", deleted)
     return deleted
