@@ -1,4 +1,5 @@
-"""Requests refused before any view sees them."""
+"""The project's own middleware: requests refused before any view sees them, and the static
+files, each in the mode of the handler it runs in."""
 
 from __future__ import annotations
 
@@ -14,14 +15,10 @@ from otterweb.api.error_body import error_response
 NUL = "\x00"
 
 
-class RefuseNulCharacters:
-    """A NUL character in the address or the query string is answered with a 400.
-
-    No name, id or filter value can hold one (PostgreSQL's text cannot store it, so a lookup
-    with one raised a DataError there, a 500), and no browser sends one unless asked to.
-
-    Sync and async alike: under daphne it runs on the event loop between the async middleware
-    around it, so a request is not handed to a thread and back just for this check."""
+class SyncAndAsync:
+    """A middleware that runs in the mode of the handler it is in: under daphne on the event loop
+    between the async middleware around it, in a synchronous handler (Django's test client)
+    synchronously, so a request is never handed to another thread and back just for it."""
 
     sync_capable = True
     async_capable = True
@@ -31,6 +28,17 @@ class RefuseNulCharacters:
         self.is_async = iscoroutinefunction(get_response)
         if self.is_async:
             markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest):
+        """The response, or in async mode an awaitable of it."""
+        raise NotImplementedError
+
+
+class RefuseNulCharacters(SyncAndAsync):
+    """A NUL character in the address or the query string is answered with a 400.
+
+    No name, id or filter value can hold one (PostgreSQL's text cannot store it, so a lookup
+    with one raised a DataError there, a 500), and no browser sends one unless asked to."""
 
     def __call__(self, request: HttpRequest):
         if self.is_async:
@@ -53,29 +61,21 @@ def refusal(request: HttpRequest) -> HttpResponse | None:
     return None
 
 
-class StaticFiles:
+class StaticFiles(SyncAndAsync):
     """ServeStatic's middleware (the static files, compressed, with their cache headers), sync
     and async alike.
 
     Under daphne it is ServeStatic's own. ServeStatic's is async only, so in a synchronous
     handler (Django's test client, a WSGI server) Django ran the whole chain in an event loop on
     a thread of its own and handed every request back to this one: 1.8 ms a request, more than
-    twice what the rest of a small page costs. In sync mode the same files are found in the same table
-    and served synchronously."""
-
-    sync_capable = True
-    async_capable = True
+    twice what the rest of a small page costs. In sync mode the same files are found in the
+    same table and served synchronously."""
 
     def __init__(self, get_response: Callable) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
-            self.static = ServeStaticMiddleware(get_response)
-        else:
-            # ServeStatic refuses a sync get_response; in sync mode only its table of files is
-            # used, and this one is never called
-            self.static = ServeStaticMiddleware(never_called)
+        super().__init__(get_response)
+        # ServeStatic refuses a sync get_response; in sync mode only its table of files is used,
+        # and never_called is never called
+        self.static = ServeStaticMiddleware(get_response if self.is_async else never_called)
 
     def __call__(self, request: HttpRequest):
         if self.is_async:
