@@ -184,7 +184,11 @@ class Helper:
         # main thread at the end of its input while a run's thread found the agent gone) waits
         # for that instead of returning, and ending the interpreter, halfway through the kills
         self.closing_lock = threading.RLock()
-        self.orphans = threading.Event()
+        # a byte for each signal the helper gets (SIGCHLD: a child ended), written by Python's
+        # C signal handler (main sets it as the wakeup fd): a handler in Python that took a lock
+        # could be called again, nested, while it held it, and wait for itself forever
+        self.signals, self.signalled = os.pipe()
+        os.set_blocking(self.signalled, False)
 
     # -- the protocol
 
@@ -336,19 +340,17 @@ class Helper:
     def reap_orphans(self):
         """Processes that left their parent are the helper's children: reaped here once they
         end (the runs' own processes are reaped by their threads)."""
+        again = False
         while not self.closing:
-            self.orphans.wait()
-            self.orphans.clear()
+            if not again:
+                os.read(self.signals, 512)
             # the table first, then the runs: a run's process that started and ended between
             # the two is in neither, never taken for an orphan (its exit code reaped from under
             # its run's wait, which would then read 0)
             table = process_table()
             with self.lock:
-                if self.spawning:  # a new process may not be in self.runs yet: later
-                    self.orphans.set()
-                    ours = None
-                else:
-                    ours = {running.process.pid for running in self.runs.values()}
+                again = bool(self.spawning)  # a new process may not be in self.runs yet: later
+                ours = None if again else {running.process.pid for running in self.runs.values()}
             if ours is not None:
                 for pid, (parent, state) in table.items():
                     if parent == self.pid and state == "Z" and pid not in ours:
@@ -551,7 +553,8 @@ def main(http_source=""):
     parent = int(sys.argv[2])
     helper = Helper(parent, sys.argv[3], http_source)
     signal.signal(signal.SIGTERM, lambda *_: helper.shutdown())
-    signal.signal(signal.SIGCHLD, lambda *_: helper.orphans.set())
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # its byte on helper.signals is what counts
+    signal.set_wakeup_fd(helper.signalled, warn_on_full_buffer=False)
     if sys.platform.startswith("linux"):
         import ctypes
 
