@@ -16,10 +16,12 @@ Ten thousand frames fit in a thread's 8 MiB stack, async frames included.
 A regular expression from a script (a function's, an operation's) gets ``REGEX_SECONDS`` per
 call (a search, a replace, a find of every match) before it is stopped with an error the script
 can catch (``engine.patterns``): a pattern that backtracks without end must not hold a worker.
+The environment variable ``OTTERWEB_REGEX_SECONDS`` sets another limit (read once, at import).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,7 +34,8 @@ from engine.spans import Span
 MAX_NESTING = 200
 MAX_RUN_NESTING = 400
 RECURSION_LIMIT = 10_000
-REGEX_SECONDS = 2.0  # per call of a regular expression from a script (engine.patterns)
+# per call of a regular expression from a script (engine.patterns)
+REGEX_SECONDS = float(os.environ.get("OTTERWEB_REGEX_SECONDS", "2"))
 
 # The nodes that are one level of nesting; the others (a text, a variable, an argument, an else
 # if ...) are parts of the level they stand in.

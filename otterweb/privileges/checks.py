@@ -96,7 +96,7 @@ class Limit:
 
 
 class Privileges:
-    """What one user holds, loaded once (two queries) and kept on the user object for its
+    """What one user holds, loaded once (a few queries) and kept on the user object for its
     request or websocket."""
 
     def __init__(self, user) -> None:
@@ -141,12 +141,17 @@ class Privileges:
             .select_related("role")
             .prefetch_related("role__permissions__content_type")
         )
-        inside = _environments_inside()
+        inside: dict[int, set[int]] | None = None  # read when a grant names an environment
         for grant in grants:
+            within: set[int] = set()
+            if grant.environment_id:
+                if inside is None:
+                    inside = _environments_inside()
+                within = inside.get(grant.environment_id, {grant.environment_id})
             for permission in grant.role.permissions.all():
                 held = self.held[f"{permission.content_type.app_label}.{permission.codename}"]
                 if grant.environment_id:
-                    held.environments |= inside.get(grant.environment_id, {grant.environment_id})
+                    held.environments |= within
                 elif grant.raft_id:
                     held.rafts.add(grant.raft_id)
                 else:
