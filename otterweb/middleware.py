@@ -3,9 +3,11 @@ files, each in the mode of the handler it runs in."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.http.response import HttpResponseBase
 from servestatic.middleware import AsyncServeStaticFileResponse, ServeStaticMiddleware
@@ -69,13 +71,11 @@ class StaticFiles(SyncAndAsync):
     handler (Django's test client, a WSGI server) Django ran the whole chain in an event loop on
     a thread of its own and handed every request back to this one: 1.8 ms a request, more than
     twice what the rest of a small page costs. In sync mode the same files are found in the
-    same table and served synchronously."""
+    same table (file_table) and served synchronously."""
 
     def __init__(self, get_response: Callable) -> None:
         super().__init__(get_response)
-        # ServeStatic refuses a sync get_response; in sync mode only its table of files is used,
-        # and never_called is never called
-        self.static = ServeStaticMiddleware(get_response if self.is_async else never_called)
+        self.static = ServeStaticMiddleware(get_response) if self.is_async else file_table()
 
     def __call__(self, request: HttpRequest):
         if self.is_async:
@@ -95,6 +95,23 @@ class StaticFiles(SyncAndAsync):
             if value is not None:
                 response[header] = value
         return response
+
+
+# ServeStatic's middleware for each settings object in force, by the object (override_settings
+# puts another in force for a while): only its table of files is used
+_tables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def file_table() -> ServeStaticMiddleware:
+    """ServeStatic's table of the static files under the settings in force. Building it stats
+    every file (0.1 s or more), and Django's test client builds a handler, and so its middleware,
+    for each client: in sync mode, it is built once a process and settings."""
+    current = settings._wrapped  # the settings object behind the lazy one, set up by now
+    table = _tables.get(current)
+    if table is None:
+        # ServeStatic refuses a sync get_response; never_called is never called
+        table = _tables[current] = ServeStaticMiddleware(never_called)
+    return table
 
 
 async def never_called(request: HttpRequest) -> HttpResponseBase:

@@ -45,6 +45,25 @@ def test_middleware_chain_holds_no_sync_async_adapter(handler, is_async) -> None
         assert middleware.is_async is is_async
 
 
+def test_static_files_table_is_built_once_for_each_settings(settings, tmp_path) -> None:
+    """Django's test client builds a handler for each client: they share the table of files,
+    until other settings are in force."""
+
+    def static_of(handler) -> StaticFiles:
+        [middleware] = [link for link in chain(handler) if isinstance(link, StaticFiles)]
+        return middleware
+
+    first, second = static_of(WSGIHandler()), static_of(WSGIHandler())
+    assert first.static is second.static
+    assert "/static/extra.css" not in first.static.files
+    (tmp_path / "extra.css").write_text("body {}")
+    settings.STATIC_ROOT = tmp_path
+    other = static_of(WSGIHandler())
+    assert other.static is not first.static
+    assert "/static/extra.css" in other.static.files
+    assert Client().get("/static/extra.css").status_code == 200
+
+
 async def test_static_files_are_served_alike_sync_and_async() -> None:
     url = "/static/otterweb/site.css"
     with open(finders.find("otterweb/site.css"), "rb") as source:
