@@ -106,7 +106,7 @@ def file_table() -> ServeStaticMiddleware:
     """ServeStatic's table of the static files under the settings in force. Building it stats
     every file (0.1 s or more), and Django's test client builds a handler, and so its middleware,
     for each client: in sync mode, it is built once a process and settings."""
-    current = settings._wrapped  # the settings object behind the lazy one, set up by now
+    current = vars(settings)["_wrapped"]  # the object behind the lazy one, set up by now
     table = _tables.get(current)
     if table is None:
         # ServeStatic refuses a sync get_response; never_called is never called
