@@ -19,13 +19,17 @@ app.autodiscover_tasks()
 def _run_executions(**_) -> None:
     """A worker also keeps house (see dispatch.Housekeeper), so no execution stays "executing"
     as long as one worker is alive."""
+    from otterweb import metrics
     from otterweb.executions import dispatch  # it imports the models: once the apps are loaded
 
     dispatch.current().start()
+    metrics.WORKERS.inc()
 
 
 @worker_shutdown.connect
 def _stop(**_) -> None:
+    from otterweb import metrics
     from otterweb.executions import dispatch
 
     dispatch.current().stop()
+    metrics.process_ends()

@@ -10,6 +10,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from engine import RunState
+from otterweb import metrics
 from otterweb.execution_logs import hooks
 from otterweb.execution_logs.events import (
     BatchEvent,
@@ -56,6 +57,8 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
     scopes): many arrive at once when a job starts, on the server's one loop. Their backlogs
     come from this process's frame cache, else from pages read once for all of them."""
 
+    counted = False  # among the metrics' websocket clients
+
     async def connect(self) -> None:
         if not await may_view(self.scope.get("user")):
             await self.close(code=FORBIDDEN)
@@ -76,6 +79,8 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=NOT_FOUND)
             return
         await self.accept()
+        metrics.WEBSOCKET_CLIENTS.inc()
+        self.counted = True
         await self.send_backlog(execution, scopes)
 
     async def dispatch(self, message) -> None:
@@ -91,6 +96,9 @@ class ExecutionLogConsumer(AsyncJsonWebsocketConsumer):
         await handler(message)
 
     async def disconnect(self, code: int) -> None:
+        if self.counted:
+            metrics.WEBSOCKET_CLIENTS.dec()
+            self.counted = False
         if getattr(self, "group", None):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 

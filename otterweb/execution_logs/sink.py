@@ -182,6 +182,10 @@ class DatabaseLogSink:
                 last_run = _store_runs(self.execution_id, entries, last_run)
                 _count(self.execution_id, entries)
         self._last_run = last_run  # only once stored: a failed batch leaves the runs as they were
+        if entries:
+            from otterweb import metrics  # here: a process that stores no log writes no metrics
+
+            metrics.LOG_LINES.inc(len(entries))
         return entries, stored_scopes
 
 

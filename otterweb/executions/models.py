@@ -316,6 +316,8 @@ class Execution(models.Model):
             .filter(pk=pk)
             .first()
         )
+        if claimed and execution is not None:
+            execution._count_start()
         return execution, bool(claimed)
 
     def start(self, *, worker: str) -> None:
@@ -325,6 +327,13 @@ class Execution(models.Model):
         for name, value in started.items():
             setattr(self, name, value)
         self.save(update_fields=list(started))
+        self._count_start()
+
+    def _count_start(self) -> None:
+        from otterweb import metrics  # here: a process that starts nothing writes no metrics
+
+        if self.started is not None:
+            metrics.QUEUE_WAIT.observe(max(0.0, (self.started - self.created).total_seconds()))
 
     @classmethod
     def _started(cls, worker: str) -> dict:
@@ -355,6 +364,13 @@ class Execution(models.Model):
             if GlobalLock.objects.filter(execution_id=self.pk).exists():
                 GlobalLock.objects.filter(execution_id=self.pk).delete()
             execution_finished.send(sender=Execution, execution=self)
+        from otterweb import metrics  # here: a process that ends nothing writes no metrics
+
+        metrics.EXECUTIONS_ENDED.labels(mode=self.mode, status=status).inc()
+        if self.started is not None:
+            metrics.EXECUTION_DURATION.labels(mode=self.mode).observe(
+                max(0.0, (self.ended - self.started).total_seconds())
+            )
 
     @classmethod
     def count_log(

@@ -39,6 +39,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from engine import RunState
+from otterweb import metrics
 from otterweb.execution_logs import publish
 from otterweb.executions import dispatch, runner
 from otterweb.executions.dispatch import Dispatcher
@@ -197,6 +198,7 @@ class WorkerProcesses(Dispatcher):
                 process.kill()
                 return
             self._pool.append(worker)
+            metrics.WORKERS.set(len(self._pool))
             self._hand_out()
         threading.Thread(
             target=self._listen, args=(worker,), name=f"otterweb-worker-{process.pid}", daemon=True
@@ -232,6 +234,7 @@ class WorkerProcesses(Dispatcher):
     def _gone(self, worker: Worker, code: int | None) -> None:
         with self._lock:
             self._pool.remove(worker)
+            metrics.WORKERS.set(len(self._pool))
             execution_id, worker.execution = worker.execution, None
             running = self._running
         if time.monotonic() - worker.started < RESTART_PAUSE_SECONDS:

@@ -59,6 +59,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz, /readyz, /metrics: before the host is checked or HTTP redirected (otterweb.health)
+    "otterweb.health.Health",
     "django.middleware.security.SecurityMiddleware",
     "otterweb.middleware.RefuseNulCharacters",
     "otterweb.middleware.StaticFiles",
@@ -221,6 +223,12 @@ STORAGES = {
 SERVESTATIC_SKIP_COMPRESS_EXTENSIONS = [*Compressor.SKIP_COMPRESS_EXTENSIONS, "map"]
 
 # Workers beat every few seconds; an execution whose heartbeat is older than this is lost.
+# Prometheus' /metrics (otterweb.health, docs/deploy.md): answered only to a scraper that sends
+# this token ("Authorization: Bearer ..."), or to anyone with OTTERWEB_METRICS_PUBLIC=1; else 404.
+# Each process writes its values to files in OTTERWEB_METRICS_DIR (one folder per machine).
+OTTERWEB_METRICS_TOKEN = os.environ.get("OTTERWEB_METRICS_TOKEN", "")
+OTTERWEB_METRICS_PUBLIC = os.environ.get("OTTERWEB_METRICS_PUBLIC", "") == "1"
+OTTERWEB_METRICS_DIR = Path(os.environ.get("OTTERWEB_METRICS_DIR", DATA_DIR / "metrics"))
 OTTERWEB_HEARTBEAT_SECONDS = float(os.environ.get("OTTERWEB_HEARTBEAT_SECONDS", "5"))
 OTTERWEB_LOST_AFTER_SECONDS = float(os.environ.get("OTTERWEB_LOST_AFTER_SECONDS", "30"))
 OTTERWEB_HOUSEKEEPING_SECONDS = float(os.environ.get("OTTERWEB_HOUSEKEEPING_SECONDS", "10"))

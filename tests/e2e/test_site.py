@@ -8,14 +8,17 @@ import json
 import signal
 import subprocess
 import time
+import urllib.request
 from datetime import datetime
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.sync.client import connect
 
 from tests.e2e.serving import DistributedSite, Site, make_site, running_site, stop
 
 LINES = 2000
+METRICS_TOKEN = "e2e-scraper-token"
 MODES = ["embedded", "distributed"]
 QUICK_LIVENESS = {
     "OTTERWEB_HEARTBEAT_SECONDS": "1",
@@ -28,7 +31,8 @@ QUICK_LIVENESS = {
 def site(request, tmp_path_factory):
     """A running site: `manage.py serve`, or daphne and one Celery worker. The module's tests
     that share it each run executions of their own."""
-    with running_site(request.param, tmp_path_factory.mktemp(f"site-{request.param}")) as site:
+    folder = tmp_path_factory.mktemp(f"site-{request.param}")
+    with running_site(request.param, folder, OTTERWEB_METRICS_TOKEN=METRICS_TOKEN) as site:
         yield site
 
 
@@ -58,6 +62,44 @@ def test_e2e_script_through_api_and_websocket_every_line_once_in_order(site) -> 
     assert last == LINES
     detail = site.api("GET", f"/api/executions/{execution['id']}/")
     assert (detail["run_state"], detail["status"]) == ("completed", "normal")
+
+
+def scrape(site: Site) -> dict[str, dict[tuple, float]]:
+    """/metrics as Prometheus reads it: each sample by name, then its labels (sorted pairs)."""
+    request = urllib.request.Request(
+        f"{site.base}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        text = response.read().decode()
+    samples: dict[str, dict[tuple, float]] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            samples.setdefault(sample.name, {})[tuple(sorted(sample.labels.items()))] = sample.value
+    return samples
+
+
+def test_e2e_metrics_sum_what_the_sites_processes_count(site) -> None:
+    """The run ends in a worker process (embedded) or a Celery worker (distributed), its viewer
+    is the web server's: /metrics, answered by the web server, counts them all."""
+    ended = ("otterweb_executions_ended_total", (("mode", "execute"), ("status", "normal")))
+    before = scrape(site)
+    script = "Log-Information one;\nSleep 2;\nLog-Information two;"
+    execution = site.api("POST", "/api/executions/", {"script": script, "servers": ["localhost"]})
+    with connect(
+        f"ws://127.0.0.1:{site.port}/ws/executions/{execution['id']}/",
+        additional_headers={"Authorization": f"Token {site.token}"},
+        open_timeout=10,
+    ) as watching:
+        watching.recv(timeout=30)
+        assert scrape(site)["otterweb_websocket_clients"][()] == 1
+    site.wait_for(execution["id"], lambda d: d["run_state"] == "completed")
+    after = scrape(site)
+    assert after[ended[0]][ended[1]] - before.get(ended[0], {}).get(ended[1], 0) == 1
+    lines = after["otterweb_log_lines_written_total"][()]
+    assert lines - before.get("otterweb_log_lines_written_total", {}).get((), 0) >= 2
+    assert after["otterweb_websocket_clients"][()] == 0
+    workers = after["otterweb_workers_alive"][()]
+    assert workers == (1 if isinstance(site, DistributedSite) else 4)
 
 
 def test_e2e_collect_debian_packages_keeps_them_and_scripts_read_them(site) -> None:

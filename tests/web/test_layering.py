@@ -4,8 +4,8 @@ modules and those of any place below it.
 
 The order, from the bottom:
 - the project's own helpers, which every app may use (model fields, secrets at rest, the data
-  folder, the static files' storage, the housekeeper's rounds, the API's error body and its
-  base classes);
+  folder, the static files' storage, the housekeeper's rounds, the metrics every process adds
+  to, the API's error body and its base classes);
 - privileges, which every app asks (``may``, ``visible``);
 - accounts (users, groups, API keys, logins), then the audit trail, which every write tells;
 - the apps, each above the ones whose models it points at: the execution logs (they name an
@@ -14,7 +14,7 @@ The order, from the bottom:
   schedules (they start job templates), configuration (its checks are executions, its routine
   checks schedules), the editor (it reads rafts, inventory and the engine host);
 - the wiring above them all: settings, URLs, ASGI and websocket routing, Celery, the home page,
-  the project's commands.
+  health and metrics (they read several apps' models), the project's commands.
 
 An app adds what the ones below it must run or know (a round of the housekeeper, what a schedule
 of its kind starts, who may see an execution's log) from its AppConfig.ready, as a callable it
@@ -37,6 +37,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "otterweb.static_storage",
         "otterweb.secrets",
         "otterweb.housekeeping",
+        "otterweb.metrics",
         "otterweb.logs",
         "otterweb.sqlite3",
         "otterweb.templatetags",
@@ -66,6 +67,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "otterweb.auth",
         "otterweb.routing",
         "otterweb.middleware",
+        "otterweb.health",
         "otterweb.navigation",
         "otterweb.urls",
         "otterweb.views",

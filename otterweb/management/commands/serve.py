@@ -13,6 +13,7 @@ import logging
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from otterweb import metrics
 from otterweb.accounts import first_admin
 from otterweb.execution_logs import publish
 from otterweb.executions import dispatch
@@ -39,6 +40,8 @@ class Command(BaseCommand):
         from otterweb.asgi import application
 
         _first_admin(self.stdout)
+        if settings.OTTERWEB_DISPATCH == "embedded":  # this process and its workers: the only
+            metrics.start_afresh()  # ones writing metrics for the data folder
         dispatcher = dispatch.current()
         dispatcher.start()
         self.stdout.write(f"OtterWeb on http://{host}:{port}/ with {dispatcher.workers}")
