@@ -264,16 +264,6 @@ def routine_servers(*, environment: Environment | None) -> list[Server]:
     return list(active.exclude(environments__in=covered).distinct().order_by("name"))
 
 
-def server_statuses(*, execution: Execution) -> dict[str, str]:
-    """How the run went on each of its target servers that it finished: the status of the
-    server's log scope, once closed (a run cancelled or lost midway left some open)."""
-    targets = set(execution.job.targets)
-    scopes = LogScope.objects.filter(
-        execution_id=execution.pk, name__in=targets, ended__isnull=False
-    )
-    return {scope.name: scope.status for scope in scopes}
-
-
 def server_error(*, execution: Execution, server: Server) -> str:
     """The first error logged in the server's scope (or those in it), for a check's record."""
     children: dict[int | None, list[int]] = defaultdict(list)

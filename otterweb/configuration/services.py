@@ -29,6 +29,7 @@ from otterweb.configuration.models import (
     ServerState,
     State,
 )
+from otterweb.executions import selectors as execution_selectors
 from otterweb.executions.models import Execution
 from otterweb.executions.services import check_may_run, create_job
 from otterweb.executions.signals import execution_finished
@@ -167,7 +168,7 @@ def _record_check(run: ConfigurationRun, execution: Execution) -> None:
     states: a fixed number of queries however many servers the run checked (but for the
     first error of each server that failed)."""
     now = execution.ended or timezone.now()
-    statuses = selectors.server_statuses(execution=execution)
+    statuses = execution_selectors.server_statuses(execution=execution)
     drift_by_server: dict[str, list[dict]] = defaultdict(list)
     for drift in execution.drift or []:
         drift_by_server[drift.get("server") or ""].append(drift)

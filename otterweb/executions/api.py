@@ -11,7 +11,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 import engine
-from otterweb.api.permissions import WritesWithinPrivileges, view_and
+from otterweb.api.permissions import ViewPermissions, WritesWithinPrivileges, view_and
 from otterweb.executions import services
 from otterweb.executions.models import Execution, Job, JobTemplate, JobTemplatePrompt, Mode
 from otterweb.inventory.models import Environment, Role, Server
@@ -207,6 +207,26 @@ class StartExecutionSerializer(serializers.Serializer):
         return data
 
 
+class RunAgainSerializer(serializers.Serializer):
+    version = serializers.ChoiceField(
+        choices=[("same", "the version it ran"), ("latest", "its raft item's latest version")],
+        default="same",
+        help_text="Which script: the one the execution ran, or its raft item's latest version.",
+    )
+    servers = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="The servers to run on; those the execution ran on unless given.",
+    )
+    failed_only = serializers.BooleanField(
+        default=False, help_text="Run on the servers the execution failed on (not with servers)."
+    )
+    variables = serializers.DictField(
+        required=False,
+        help_text="The variables (a template's prompts); the execution's unless given.",
+    )
+
+
 class LaunchSerializer(serializers.Serializer):
     variables = serializers.DictField(
         required=False, default=dict, help_text="Values for the template's prompts."
@@ -269,6 +289,27 @@ class ExecutionViewSet(
             variables=dict(data["variables"]),
         )
         return Response(ExecutionSerializer(execution).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=RunAgainSerializer, responses={201: ExecutionSerializer})
+    @action(
+        detail=True, methods=["post"], url_path="run-again", permission_classes=[ViewPermissions]
+    )
+    def run_again(self, request, pk=None):
+        """Run the execution's job again as a new one: the same script (or its raft item's latest
+        version), servers (or others, or those it failed on), mode and variables."""
+        execution = self.get_object()
+        form = RunAgainSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        again = services.run_again(
+            execution=execution,
+            requested_by=request.user,
+            latest=data["version"] == "latest",
+            servers=data.get("servers"),
+            failed_only=data["failed_only"],
+            variables=data.get("variables"),
+        )
+        return Response(ExecutionSerializer(again).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={202: ExecutionSerializer})
     @action(detail=True, methods=["post"], permission_classes=[CANCEL_EXECUTIONS])

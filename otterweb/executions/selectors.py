@@ -12,6 +12,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from engine import Mode, RunState
+from otterweb.execution_logs.models import LogScope
 from otterweb.executions.models import Execution, Job, JobTemplate
 from otterweb.inventory.models import Environment, Role, Server
 from otterweb.inventory.selectors import servers_for
@@ -196,3 +197,30 @@ def job_templates_running(*, items) -> list[str]:
         .order_by("name")
         .values_list("name", flat=True)
     )
+
+
+def server_statuses(*, execution: Execution) -> dict[str, str]:
+    """How the run went on each of its target servers that it finished: the status of the
+    server's log scope, once closed (a run cancelled or lost midway left some open)."""
+    targets = set(execution.job.targets)
+    scopes = LogScope.objects.filter(
+        execution_id=execution.pk, name__in=targets, ended__isnull=False
+    )
+    return {scope.name: scope.status for scope in scopes}
+
+
+def failed_servers(*, execution: Execution) -> list[str]:
+    """The targets of an ended execution on which it failed: those whose part ended in an error,
+    or never ended (cancelled, lost, or an error before it got there). None before it ends, nor
+    when it went well everywhere."""
+    if execution.run_state != RunState.COMPLETED or execution.status in (
+        Execution.Status.NORMAL,
+        Execution.Status.WARNING,
+    ):
+        return []
+    statuses = server_statuses(execution=execution)
+    return [
+        name
+        for name in execution.job.targets
+        if statuses.get(name) not in (LogScope.Status.NORMAL, LogScope.Status.WARNING)
+    ]

@@ -17,7 +17,7 @@ import engine
 from engine import OtterSyntaxError, Value, from_json_value, parse, targets_servers
 from otterweb.audit import services as audit
 from otterweb.audit.context import current_origin
-from otterweb.executions import dispatch
+from otterweb.executions import dispatch, selectors
 from otterweb.executions.local_runs import may_run_locally
 from otterweb.executions.models import Execution, Job, JobTemplate, JobTemplatePrompt, Mode
 from otterweb.executions.runner import close_execution
@@ -26,7 +26,7 @@ from otterweb.inventory.selectors import servers_for
 from otterweb.parse_errors import parse_failure
 from otterweb.privileges.checks import RUN, may
 from otterweb.rafts import services as rafts
-from otterweb.rafts.models import RaftItem
+from otterweb.rafts.models import RaftItem, RaftItemVersion
 
 NO_TARGETS = (
     "Choose servers or roles to run on, or target servers in the script with a "
@@ -59,19 +59,23 @@ def create_job(
     variables: dict | None = None,
     template=None,
     permission: str = RUN,
+    version: RaftItemVersion | None = None,
 ) -> Execution:
     """Make a job and its pending execution; it is dispatched once the transaction commits.
+    The script is ``script``'s text, ``raft_item``'s latest version, or ``version``.
 
     A job runs on the servers named, and those with the roles in the environments; with none,
     only a script that targets servers itself (``for server``/``for role``) is accepted, never
     an implicit local run. ``requested_by`` (None: OtterWeb itself) must hold ``permission`` on
     every server it targets, and the one to run on the local server for a local one."""
-    if script is not None and raft_item is None:
-        text = script
-    elif raft_item is not None and script is None:
-        text = raft_item.content
-    else:
+    if [script, raft_item, version].count(None) != 2:
         raise ValidationError("give either a script or a raft item")
+    if version is not None:
+        text, raft_item = version.content, version.item
+    elif raft_item is not None:
+        text, version = raft_item.content, raft_item.versions.first()
+    else:
+        text = str(script)
     try:
         parsed = parse(text, name=name or "script")
     except OtterSyntaxError as error:
@@ -97,7 +101,6 @@ def create_job(
             "running scripts there needs the permission 'Can run scripts on the local server'",
             code="local_server",
         )
-    version = raft_item.versions.first() if raft_item is not None else None
     job = Job.objects.create(
         template=template,
         name=name or (str(raft_item) if raft_item else "ad hoc script"),
@@ -222,6 +225,37 @@ def launch_template(
     """Run a job template: its raft item on its targets (resolved now), with its mode and
     simulation unless overridden, and a value for every variable it prompts for (given, or the
     prompt's default), checked against the prompt's type and passed to the script as text."""
+    values = checked_answers(template=template, variables=variables)
+    if not may(requested_by, "executions.run_jobtemplate", template):
+        raise PermissionDenied(
+            f"You may not run the template {template.name}: that needs the privilege to run job "
+            "templates in the environments it targets."
+        )
+    targets = template_targets(template=template)
+    servers, roles, environments = targets["servers"], targets["roles"], targets["environments"]
+    if template.targeting != JobTemplate.Targeting.NONE and not (servers or roles):
+        # never run on the local server instead of the targets someone forgot to choose
+        raise ValidationError(
+            f"the template {template.name} targets {template.targeting} but names none"
+        )
+    return create_job(
+        requested_by=requested_by,
+        raft_item=template.raft_item,
+        name=template.name,
+        template=template,
+        servers=servers,
+        roles=roles,
+        environments=environments,
+        mode=mode or template.mode,
+        simulate=template.simulate if simulate is None else simulate,
+        variables=values,
+        permission="executions.run_jobtemplate",
+    )
+
+
+def checked_answers(*, template: JobTemplate, variables: dict | None) -> dict[str, str]:
+    """A value for each prompt of ``template`` (given in ``variables``, or its default), as text
+    of the prompt's type; a ValidationError naming each that is unknown, wrong or missing."""
     found = prompt_answers(template=template, variables=dict(variables or {}))
     if found.unknown:
         asks = [answer.prompt.name for answer in found.answers]
@@ -242,31 +276,66 @@ def launch_template(
         raise ValidationError(
             f"the template {template.name} needs a value for {', '.join(missing)}"
         )
-    if not may(requested_by, "executions.run_jobtemplate", template):
-        raise PermissionDenied(
-            f"You may not run the template {template.name}: that needs the privilege to run job "
-            "templates in the environments it targets."
-        )
-    values = {answer.prompt.name: answer.text for answer in found.answers}
-    targets = template_targets(template=template)
-    servers, roles, environments = targets["servers"], targets["roles"], targets["environments"]
-    if template.targeting != JobTemplate.Targeting.NONE and not (servers or roles):
-        # never run on the local server instead of the targets someone forgot to choose
-        raise ValidationError(
-            f"the template {template.name} targets {template.targeting} but names none"
-        )
+    return {answer.prompt.name: answer.text for answer in found.answers}
+
+
+def run_again(
+    *,
+    execution: Execution,
+    requested_by,
+    latest: bool = False,
+    servers: Collection[str] | None = None,
+    failed_only: bool = False,
+    variables: dict | None = None,
+) -> Execution:
+    """Run ``execution``'s job again, as a new job: the script it ran (with ``latest``, its raft
+    item's latest version), on the servers it ran on (or ``servers``; with ``failed_only``, those
+    it failed on), with its mode, simulation and variables (or ``variables``, checked against
+    the template's prompts when it came from a template, whose privilege it then needs)."""
+    job = execution.job
+    if failed_only:
+        if servers is not None:
+            raise ValidationError("give the servers, or ask for the failed ones: not both")
+        servers = selectors.failed_servers(execution=execution)
+        if not servers:
+            raise ValidationError(
+                f"execution {execution.pk} failed on no server: there is none to run it again on",
+                code="no_failed_servers",
+            )
+    item = job.script_version.item if job.script_version is not None else None
+    if latest:
+        if item is None:
+            raise ValidationError(
+                "this execution ran a script of no raft item: there is no later version of it",
+                code="no_raft_item",
+            )
+        source: dict = {"version": item.versions.first()}
+    elif job.script_version is not None and job.script_version.content == job.script:
+        source = {"version": job.script_version}
+    else:
+        source = {"script": job.script}
+    values = job.variables if variables is None else variables
+    permission = RUN
+    if job.template is None and requested_by is not None and not requested_by.has_perm(RUN):
+        raise PermissionDenied("You may not run scripts.")
+    if job.template is not None:
+        permission = "executions.run_jobtemplate"
+        values = checked_answers(template=job.template, variables=values)
+        if not may(requested_by, permission, job.template):
+            raise PermissionDenied(
+                f"You may not run the template {job.template.name} again: that needs the "
+                "privilege to run job templates in the environments it targets."
+            )
     return create_job(
         requested_by=requested_by,
-        raft_item=template.raft_item,
-        name=template.name,
-        template=template,
-        servers=servers,
-        roles=roles,
-        environments=environments,
-        mode=mode or template.mode,
-        simulate=template.simulate if simulate is None else simulate,
+        name=job.name,
+        template=job.template,
+        servers=job.targets if servers is None else servers,
+        mode=execution.mode,
+        simulate=execution.simulate,
         variables=values,
-        permission="executions.run_jobtemplate",
+        permission=permission,
+        **source,
     )
 
 

@@ -6,6 +6,11 @@ urlpatterns = [
     path("executions/", views.ExecutionListView.as_view(), name="execution-list"),
     path("executions/<int:pk>/", views.ExecutionDetailView.as_view(), name="execution-detail"),
     path(
+        "executions/<int:pk>/run-again/",
+        views.ExecutionRunAgainView.as_view(),
+        name="execution-run-again",
+    ),
+    path(
         "executions/<int:pk>/cancel/", views.ExecutionCancelView.as_view(), name="execution-cancel"
     ),
     path("executions/activity/", views.ExecutionActivityView.as_view(), name="execution-activity"),

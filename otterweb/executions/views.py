@@ -25,7 +25,7 @@ from engine import RunState
 from otterweb.api.error_body import error_body, error_response, first_message, validation_errors
 from otterweb.api.errors import ScriptError
 from otterweb.executions import selectors, services
-from otterweb.executions.forms import RunForm
+from otterweb.executions.forms import RunForm, run_again_form, variables_of
 from otterweb.executions.local_runs import run_as_summary
 from otterweb.executions.models import Execution
 from otterweb.inventory.models import Server
@@ -102,6 +102,56 @@ class ExecutionDetailView(
     permission_required = "executions.view_execution"
     template_name = "executions/detail.html"
     queryset = Execution.objects.select_related("job__requested_by", "configuration_run")
+
+    def get_context_data(self, **kwargs):
+        failed = selectors.failed_servers(execution=self.object)
+        return {**super().get_context_data(**kwargs), "failed": failed}
+
+
+class ExecutionRunAgainView(
+    LoginRequiredMixin, PermissionRequiredMixin, VisibleObjectMixin, DetailView
+):
+    """Run an execution's job again, editable first: ``?failed=1`` starts from the servers it
+    failed on. Refused, the form again with why."""
+
+    permission_required = "executions.view_execution"
+    template_name = "executions/run_again.html"
+    queryset = Execution.objects.select_related(
+        "job__requested_by", "job__script_version__item__raft", "job__template"
+    )
+
+    def get_context_data(self, **kwargs):
+        failed = selectors.failed_servers(execution=self.object)
+        from_failed = self.request.GET.get("failed") == "1" and bool(failed)
+        form = kwargs.setdefault(
+            "form", run_again_form(self.object, failed=failed if from_failed else None)
+        )
+        variables = [form[name] for name in form.fields if name.startswith("variable_")]
+        return {
+            **super().get_context_data(**kwargs),
+            "failed": failed,
+            "from_failed": from_failed,
+            "variables": variables,
+        }
+
+    def post(self, request, pk: int):
+        self.object = execution = self.get_object()
+        form = run_again_form(execution, request.POST)
+        if form.is_valid():
+            try:
+                again = services.run_again(
+                    execution=execution,
+                    requested_by=request.user,
+                    latest=form.cleaned_data.get("version") == "latest",
+                    servers=[server.name for server in form.cleaned_data["servers"]],
+                    variables=variables_of(form, execution),
+                )
+            except ValidationError as error:
+                form.add_error(None, error)
+            else:
+                messages.success(request, f"Running execution {execution.pk}'s job again.")
+                return redirect("execution-detail", pk=again.pk)
+        return self.render_to_response(self.get_context_data(form=form))
 
 
 class ExecutionCancelView(LoginRequiredMixin, PermissionRequiredMixin, View):
