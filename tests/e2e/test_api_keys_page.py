@@ -3,10 +3,8 @@ shown once and working against the API, then revoked; the service accounts' page
 
 from __future__ import annotations
 
-import os
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -19,13 +17,6 @@ def site(tmp_path_factory):
     with running_site("embedded", tmp_path_factory.mktemp("keys")) as running:
         running.api("POST", "/api/environments/", {"name": "Testing"})
         yield running
-
-
-@pytest.fixture
-def shots(tmp_path) -> Path:
-    folder = Path(os.environ.get("OTTERWEB_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def status_with(site, key: str, path: str) -> int:

@@ -11,8 +11,6 @@ folder)."""
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
@@ -52,13 +50,6 @@ def site(tmp_path_factory, slapd, provider):
     with running_site("embedded", tmp_path_factory.mktemp("site"), **directories) as running:
         provider.register(running.base + CALLBACK)
         yield running
-
-
-@pytest.fixture
-def shots(tmp_path) -> Path:
-    folder = Path(os.environ.get("OTTERWEB_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def account(site, username: str) -> dict:

@@ -4,9 +4,6 @@ that environment in between."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from tests.e2e.browser import Watch, browser, check_accessibility, log_in
@@ -35,13 +32,6 @@ def site(tmp_path_factory):
             "from django.contrib.auth.models import User; User.objects.create_user('bob', password='bob-password-1')",
         )
         yield running
-
-
-@pytest.fixture
-def shots(tmp_path) -> Path:
-    folder = Path(os.environ.get("OTTERWEB_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def test_privileges_page_grants_and_revokes_a_role_on_an_environment(site, shots) -> None:
