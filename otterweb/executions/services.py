@@ -264,7 +264,7 @@ def checked_answers(*, template: JobTemplate, variables: dict | None) -> dict[st
             + (f"; it asks for {', '.join(asks)}" if asks else "")
         )
     wrong = [
-        f"{answer.prompt.name} {message[:1].lower()}{message[1:]}"
+        f"{answer.prompt.name}: {message[:1].lower()}{message[1:]}"
         for answer in found.answers
         if answer.problem
         for message in [answer.problem.rstrip(".")]

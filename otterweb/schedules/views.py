@@ -4,6 +4,8 @@ and deleted."""
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -149,7 +151,7 @@ class TemplateTriggersView(
             "triggers": triggers,
             "examples": examples,
             "schedules": visible(self.request.user, selectors.schedules_of(template=template)),
-            "prompt": template.prompt_fields.first(),
+            "example_body": example_body(template),
         }
 
     def post(self, request, pk: int):
@@ -195,3 +197,20 @@ class TriggerDeleteView(
         services.delete_trigger(trigger=trigger)
         messages.success(request, f"Deleted the trigger {trigger.name}: its URL runs nothing now.")
         return redirect("template-triggers", pk=template)
+
+
+# what a call gives a prompt that has no default, by the prompt's type
+PLACEHOLDERS = {"number": "1", "boolean": "true", "text": "value"}
+
+
+def example_body(template: JobTemplate) -> str:
+    """The JSON body of a trigger call with a value for each of the template's prompts (its
+    default, else one of its type), in single quotes for a shell; "" when it has none."""
+    values = {
+        prompt.name: prompt.default_text
+        or (prompt.choices[0] if prompt.choices else PLACEHOLDERS.get(prompt.type, "value"))
+        for prompt in template.prompt_fields.all()
+    }
+    if not values:
+        return ""
+    return json.dumps({"variables": values}).replace("'", "'\\''")

@@ -72,6 +72,21 @@ def test_home_shows_what_to_do_first_when_nothing_exists(client, ops) -> None:
     assert "Nothing is running." in page and "No execution has ended yet." in page
 
 
+def test_home_offers_a_user_with_a_password_to_change_it_on_every_page(client, ops) -> None:
+    link = 'href="/accounts/password_change/"'
+    ops.set_password("generated-0123")
+    ops.save()
+    client.force_login(ops)
+    home = client.get(reverse("home")).content.decode()
+    assert "Make the password yours." in home and home.count(link) == 2  # Start here, the header
+    assert link in client.get(reverse("execution-list")).content.decode()
+    ops.set_unusable_password()  # signs in through the directory or single sign-on
+    ops.save()
+    client.force_login(ops)
+    home = client.get(reverse("home")).content.decode()
+    assert link not in home and "Make the password yours." not in home
+
+
 def test_home_counts_servers_roles_and_environments_with_links(admin_client) -> None:
     production = Environment.objects.create(name="production")
     web = Role.objects.create(name="web")

@@ -191,7 +191,8 @@ def test_template_triggers_page_makes_a_trigger_and_shows_its_secret_once(
     token = text.split('id="new-secret" type="text" class="mono" value="')[1].split('"')[0]
     assert token.startswith("otwt_") and "it is not shown again" in text
     assert f"http://testserver/api/triggers/{trigger.pk}/?token={token}" in text
-    assert '"variables": {"Version": "1.0"}' in text.replace("&quot;", '"')
+    every = '"variables": {"Version": "1.0", "Verbose": "false", "Channel": "stable"}'
+    assert every in text.replace("&quot;", '"')
     again = client.get(address).content.decode()
     assert token not in again and f"/api/triggers/{trigger.pk}/" in again
     assert "?token=YOUR-TOKEN" in again and "X-OtterWeb-Signature" not in again

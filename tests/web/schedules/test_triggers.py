@@ -5,7 +5,9 @@ throttled per trigger. Made, listed and deleted through the API."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import time
 import uuid
 from datetime import UTC, datetime
@@ -17,6 +19,9 @@ from django.test import Client
 from django.urls import reverse
 
 from otterweb.executions.models import Execution
+from otterweb.executions.services import save_job_template
+from otterweb.rafts.models import Raft
+from otterweb.rafts.services import save_item
 from otterweb.schedules import services, signing
 from otterweb.schedules.models import Trigger, TriggerDelivery
 from otterweb.secrets import decrypt
@@ -404,3 +409,38 @@ def test_trigger_api_needs_the_permissions(client_with, deploy) -> None:
         client_with("schedules.view_trigger").get("/api/job-templates/999/triggers/").status_code
         == 404
     )
+
+
+def test_trigger_page_first_example_runs_as_written_with_a_value_for_each_prompt(
+    here, admin_client
+) -> None:
+    raft = Raft.objects.create(name="ops")
+    item = save_item(raft=raft, name="scale", content="Log-Information $Count $Note;\n")
+    template = save_job_template(
+        name="Scale",
+        raft_item=item,
+        targeting="servers",
+        servers=[here],
+        prompts=[
+            {"name": "Count", "type": "number", "required": True},  # no default
+            {"name": "Note", "type": "text", "default": "it's late"},  # a quote for the shell
+        ],
+    )
+    trigger, token = create_trigger(
+        template=template, name="CI", kind="token", allow_variables=True
+    )
+    page = html.unescape(admin_client.get(f"/templates/{template.pk}/triggers/").content.decode())
+    [quoted] = re.findall(r"--data '((?:[^']|'\\'')*)'", page)  # the first example's body
+    body = quoted.replace("'\\''", "'")
+    assert json.loads(body) == {"variables": {"Count": "1", "Note": "it's late"}}
+    response = pull(trigger, token=token, body=body.encode())
+    assert response.status_code == 202, response.json()
+    job = Execution.objects.get(pk=response.json()["execution"]).job
+    assert job.variables == {"Count": "1", "Note": "it's late"}
+
+
+def test_trigger_refusal_names_the_prompt_then_says_why(token_trigger) -> None:
+    trigger, token = token_trigger
+    response = pull(trigger, token=token, body=variables(Verbose="perhaps"))
+    assert response.status_code == 400
+    assert "refused Verbose: " in response.json()["detail"]
