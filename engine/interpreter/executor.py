@@ -28,6 +28,8 @@ from engine.interpreter.strands import Strands
 from engine.interpreter.views import FunctionView
 from engine.values import Value, copy_value
 
+CANCELLED = "The execution was cancelled."
+
 
 class ScriptRun:
     """One run of one script. ``await execution.run()``; ``execution.cancel()`` from anywhere on
@@ -69,12 +71,14 @@ class ScriptRun:
             target_body=target_body,
         )
         self._task: asyncio.Task[Any] | None = None
-        self._cancel_reason = "The execution was cancelled."
+        self._cancel_reason = CANCELLED
+        self._cancel_level = Level.INFORMATION
 
-    def cancel(self, reason: str = "The execution was cancelled.") -> None:
+    def cancel(self, reason: str = CANCELLED, *, level: Level = Level.INFORMATION) -> None:
         """Stop the run: its processes are killed, and it ends with status error and ``reason``
-        as its last log line."""
-        self._cancel_reason = reason
+        as its last log line, at ``level``: information when someone asked for it (the run's own
+        lines say whether it had failed), an error when a limit or a shutdown stopped it."""
+        self._cancel_reason, self._cancel_level = reason, level
         self.handlers.cancelled = True
         if self._task is not None and not self._task.done():
             self._task.cancel()
@@ -113,7 +117,7 @@ class ScriptRun:
             await self.strands.stop(self.strands.main)
             self.strands.main.status = Status.ERROR
             error = self._cancel_reason
-            session.log(Level.ERROR, error, None, None)
+            session.log(self._cancel_level, error, None, None)
         except ExecutionError as failure:  # fatal ones included
             self.strands.main.status = Status.ERROR
             error = failure.message

@@ -182,7 +182,7 @@ def stop_running_here(reason: str) -> list[int]:
     with _running_lock:
         running = dict(_running)
     for loop, script_run in running.values():
-        loop.call_soon_threadsafe(script_run.cancel, reason)
+        loop.call_soon_threadsafe(partial(script_run.cancel, reason, level=Level.ERROR))
     for execution_id in running:
         logger.warning("execution=%s message='cancelled: %s'", execution_id, reason)
     return list(running)
@@ -207,7 +207,8 @@ async def _watch(execution_id: int, script_run: ScriptRun, sink: DatabaseLogSink
                 limit,
             )
             script_run.cancel(
-                f"The execution ran longer than its time limit ({limit:g} seconds) and was stopped."
+                f"The execution ran longer than its time limit ({limit:g} seconds) and was stopped.",
+                level=Level.ERROR,
             )
             return
         if now - last_beat >= every:
@@ -272,12 +273,14 @@ def reap_lost_executions(*, lost_after: timedelta | None = None) -> list[int]:
 
 
 def close_execution(execution: Execution, message: str, *, status: str) -> None:
-    """End an execution that no worker runs: ``message`` as its last log line (an error)."""
+    """End an execution that no worker runs: ``message`` as its last log line (an error; for one
+    cancelled, information)."""
     last = last_stored_seq(execution_id=execution.pk)
+    cancelled = status == Execution.Status.CANCELLED
     line = StoredEntry(
         seq=last + 1,
         scope_id=None,
-        level=int(Level.ERROR),
+        level=int(Level.INFORMATION if cancelled else Level.ERROR),
         message=message,
         line=None,
         time=timezone.now(),

@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin, PermissionRequiredMixin
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, JsonResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -155,7 +155,17 @@ class ExecutionRunAgainView(
 
 
 class ExecutionCancelView(LoginRequiredMixin, PermissionRequiredMixin, View):
+    """GET asks whether to cancel (the execution page's Cancel leads here); POST cancels."""
+
     permission_required = ("executions.view_execution", "executions.cancel_execution")
+
+    def get(self, request, pk: int):
+        execution = get_visible_or_404(
+            request.user, Execution, "executions.cancel_execution", pk=pk
+        )
+        if execution.run_state == RunState.COMPLETED:
+            return redirect("execution-detail", pk=pk)
+        return render(request, "executions/cancel.html", {"object": execution})
 
     def post(self, request, pk: int):
         execution = get_visible_or_404(

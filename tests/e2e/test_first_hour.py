@@ -67,6 +67,11 @@ class Walk:
             panel.get_by_role("link", name="Open the execution page").click()
         self.check("the execution, from the run panel")
 
+    def follow(self, link: str) -> None:
+        with self.page.expect_navigation():
+            self.page.get_by_role("link", name=link, exact=True).click()
+        self.check(f"after {link}")
+
     def submit(self, button: str) -> None:
         with self.page.expect_navigation():
             self.page.get_by_role("button", name=button, exact=True).click()
@@ -215,7 +220,9 @@ def test_first_hour_from_login_to_a_job_template_run(site, run_user_folder) -> N
         walk.choose("Servers", "web-eu-1")
         walk.run()
         walk.wait_for_state("executing")
-        walk.submit("Cancel")
+        walk.follow("Cancel")  # asks first
+        assert walk.heading().startswith("Cancel execution")
+        walk.submit("Cancel the execution")
         walk.wait_for_state("completed", seconds=20)
         assert walk.status() == "Cancelled"
 

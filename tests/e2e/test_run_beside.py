@@ -153,9 +153,12 @@ def test_run_beside_cancels_a_long_run(site) -> None:
         run_on(page, "localhost")
         shown = panel(page)
         wait_for_state(page, "executing")
+        asked: list[str] = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
         shown.get_by_role("button", name="Cancel").click()
         wait_for_state(page, "completed", seconds=20)
         assert shown.locator("[data-run-status]").text_content() == "Cancelled"
+        assert asked and asked[0].startswith("Cancel this run?")  # asked before it stopped
         assert shown.get_by_role("button", name="Cancel").count() == 0
         watch.check("the item page")
 

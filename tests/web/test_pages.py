@@ -117,12 +117,18 @@ def test_execution_list_filters_by_state_status_and_name(admin_client) -> None:
 def test_execution_page_cancels_and_shows_drift(admin_client) -> None:
     execution = create_job(script="Log-Information x;", name="nightly", servers=["here"])
     detail = reverse("execution-detail", args=[execution.pk])
-    assert 'id="cancel"' in admin_client.get(detail).content.decode()
-    response = admin_client.post(reverse("execution-cancel", args=[execution.pk]), follow=True)
+    cancel = reverse("execution-cancel", args=[execution.pk])
+    assert f'id="cancel" href="{cancel}"' in admin_client.get(detail).content.decode()
+    asked = admin_client.get(cancel).content.decode()  # Cancel asks first: nothing stops yet
+    assert f"Cancel execution {execution.pk}: nightly?" in asked and "Keep it running" in asked
+    execution.refresh_from_db()
+    assert execution.run_state == "pending"
+    response = admin_client.post(cancel, follow=True)
     execution.refresh_from_db()
     assert (execution.run_state, execution.status) == ("completed", "cancelled")
     page = response.content.decode()
     assert "Asked the worker to stop the execution." in page and 'id="cancel"' not in page
+    assert admin_client.get(cancel)["Location"] == detail  # ended: nothing to ask
     checked = create_job(
         script="Log-Information x;", name="check", mode="collect", servers=["here"]
     )

@@ -24,6 +24,7 @@ function page() {
       watched.push(options);
       return { close: () => void closed++, done: false };
     },
+    confirm: () => true,
   };
   return { parts, beside: new PanelBeside(parts) };
 }

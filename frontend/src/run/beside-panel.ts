@@ -23,6 +23,8 @@ export interface BesideParts {
   connect?: (url: string) => WebSocket;
   /** Draws the log (the log viewer's `watchLog`). */
   watch?: (options: WatchOptions) => LogWatch;
+  /** Asks the user a yes-or-no question (the browser's `confirm`). */
+  confirm?: (question: string) => boolean;
 }
 
 export class PanelBeside {
@@ -90,7 +92,7 @@ export class PanelBeside {
 
   private cancel(answer: RunAnswer): Promise<void> {
     const button = this.panel?.querySelector<HTMLElement>("[data-run-cancel]") ?? null;
-    return cancelRun(this.parts.client, answer.execution.cancel_url, button, (text, tone) => this.note(text, tone));
+    return cancelRun(this.parts.client, answer.execution.cancel_url, button, (text, tone) => this.note(text, tone), this.parts.confirm);
   }
 
   private stopWatching(): void {

@@ -10,7 +10,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from engine import MAX_NESTING
+from engine import MAX_NESTING, Level
 from otterweb.execution_logs.models import LogEntry, LogRun, LogScope
 from otterweb.executions import runner
 from otterweb.executions.models import Execution
@@ -136,7 +136,8 @@ def test_cancel_stops_a_running_execution_and_kills_its_process(servers) -> None
     assert not worker.is_alive() and time.monotonic() - start < 6
     execution.refresh_from_db()
     assert (execution.run_state, execution.status) == ("completed", "cancelled")
-    assert "The execution was cancelled." in [e.message for e in entries(execution)]
+    [said] = [e for e in entries(execution) if e.message == "The execution was cancelled."]
+    assert said.level == Level.INFORMATION and execution.log_errors == 0  # no error of its own
     assert "never" not in [e.message for e in entries(execution)]
 
 
@@ -198,6 +199,7 @@ def test_cancel_of_a_pending_execution_closes_it_at_once(servers) -> None:
     execution.refresh_from_db()
     assert (execution.run_state, execution.status) == ("completed", "cancelled")
     assert entries(execution)[-1].message == "The execution was cancelled before it started."
+    assert entries(execution)[-1].level == Level.INFORMATION and execution.log_errors == 0
 
 
 def test_reaper_closes_executions_whose_worker_stopped_and_keeps_their_lines(servers) -> None:
