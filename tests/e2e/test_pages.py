@@ -134,6 +134,9 @@ def api(site: Site, method: str, path: str, body: dict | None = None):
         raise AssertionError(f"{method} {path}: {error.code} {error.read()[:2000]!r}") from None
 
 
+LONG_NAME = "a-name-as-long-as-an-item-name-may-be-" + "x" * 162
+
+
 def populate(site: Site) -> dict:
     """Through the API: environments in a tree, roles with a dependency, servers, variables (one
     sensitive), a credential, a raft with a script saved twice, a job template with two prompts,
@@ -158,6 +161,9 @@ def populate(site: Site) -> dict:
         {"content": DEPLOY.replace("unpacked", "installed"), "message": "Say installed"},
     )
     versions = api(site, "GET", f"/api/raft-item-versions/?item={item['id']}")
+    # as long as a name may be, in one word: pages wrap it, never scroll sideways for it
+    long = {"raft": "ops", "name": LONG_NAME, "kind": "script", "content": "Log-Information x;"}
+    api(site, "POST", "/api/raft-items/", long)
     template = api(
         site,
         "POST",
