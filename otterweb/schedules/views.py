@@ -62,22 +62,30 @@ class ScheduleEditView(LoginRequiredMixin, PermissionRequiredMixin, TemplateView
     def post(self, request, *args, **kwargs):
         self.object = schedule = self.get_object()
         form = narrow_choices(ScheduleForm(request.POST, instance=schedule), request.user)
-        if form.is_valid():
-            data = form.cleaned_data
-            if data["kind"] == Schedule.Kind.JOB and not request.user.has_perm(RUN):
-                form.add_error("kind", MAY_NOT_RUN)
+        if not form.is_valid():
+            # the service's checks too, of what the form could read: every problem at once
+            try:
+                services.check_schedule(
+                    schedule=schedule if schedule.pk else None,
+                    user=request.user,
+                    **{**UNREAD, **form.cleaned_data},
+                )
+            except ValidationError as error:
+                add_errors(form, without_fields(error, form.errors))
+        elif form.cleaned_data["kind"] == Schedule.Kind.JOB and not request.user.has_perm(RUN):
+            form.add_error("kind", MAY_NOT_RUN)
+        else:
+            try:
+                schedule = services.save_schedule(
+                    schedule=schedule if schedule.pk else None,
+                    user=request.user,
+                    **{field: form.cleaned_data[field] for field in services.FIELDS},
+                )
+            except ValidationError as error:
+                add_errors(form, error)
             else:
-                try:
-                    schedule = services.save_schedule(
-                        schedule=schedule if schedule.pk else None,
-                        user=request.user,
-                        **{field: data[field] for field in services.FIELDS},
-                    )
-                except ValidationError as error:
-                    add_errors(form, error)
-                else:
-                    messages.success(request, f"Saved the schedule {schedule.name}.")
-                    return redirect("schedule-list")
+                messages.success(request, f"Saved the schedule {schedule.name}.")
+                return redirect("schedule-list")
         return self.render_to_response(self.get_context_data(form=form))
 
     def get_context_data(self, **kwargs):
@@ -85,6 +93,27 @@ class ScheduleEditView(LoginRequiredMixin, PermissionRequiredMixin, TemplateView
         if self.object.pk:
             upcoming = selectors.upcoming(schedule=self.object)
         return {**super().get_context_data(**kwargs), "object": self.object, "upcoming": upcoming}
+
+
+# what the service checks in place of a field the form could not read (its error is the form's)
+UNREAD = {
+    "name": "",
+    "description": "",
+    "kind": Schedule.Kind.JOB,
+    "template": None,
+    "variables": None,
+    "environment": None,
+    "cron": "",
+    "time_zone": "UTC",
+    "enabled": True,
+}
+
+
+def without_fields(error: ValidationError, fields) -> ValidationError:
+    """``error`` but what it says of ``fields`` (each said once, by the form)."""
+    if not hasattr(error, "error_dict"):
+        return error
+    return ValidationError({f: e for f, e in error.error_dict.items() if f not in fields})
 
 
 class ScheduleDeleteView(

@@ -140,6 +140,21 @@ def test_schedule_form_makes_a_schedule_and_says_what_is_wrong(client_with, depl
     assert "Version = 3.0" in edit and "Next runs, as saved" in edit and "EST" in edit
 
 
+def test_schedule_form_says_every_problem_at_once(client_with, deploy) -> None:
+    """A field the form cannot read (no name, a time zone that does not exist) is said together
+    with what only the service checks (the cron expression, the values for the prompts)."""
+    response = client_with(*MANAGE).post(
+        reverse("schedule-create"),
+        form(name="", template=deploy.pk, cron="every day", time_zone="Mars/Olympus"),
+    )
+    text = response.content.decode()
+    assert response.status_code == 200 and not Schedule.objects.exists()
+    assert "This field is required." in text  # the name, by the form
+    assert "Mars/Olympus is not one of the available choices" in text  # the time zone
+    assert "five fields" in text  # the cron expression, by the service
+    assert text.count("This field is required.") == 1  # the name said once
+
+
 def test_schedule_form_makes_configuration_schedules(client_with) -> None:
     from otterweb.inventory.models import Environment
 
