@@ -390,12 +390,15 @@ def matrix(
     overall = Rollup("all servers")
     rows = []
     wanted_envs = _environment_and_inside(environment, environments)
+    around = _environment_and_around(environments)
     for server in servers:
         current = _state(server)
         overall.counts[current.state] += 1
         for role_id in roles_of[server.pk]:
             by_role[role_id].counts[_cell(current, drift_cells, role_id)] += 1
-        for env_id in envs_of[server.pk] & by_env.keys():
+        # a server counts in its environments and every one they are inside, as jobs target it
+        rolled_up = {outer for env_id in envs_of[server.pk] for outer in around.get(env_id, ())}
+        for env_id in rolled_up & by_env.keys():
             by_env[env_id].counts[current.state] += 1
         if role and role not in {role_names[r] for r in roles_of[server.pk]}:
             continue
@@ -461,6 +464,20 @@ _UNCHECKED = ServerState(state=State.UNKNOWN)
 
 def _state(server: Server) -> ServerState:
     return getattr(server, "configuration_state", None) or _UNCHECKED
+
+
+def _environment_and_around(environments: list[Environment]) -> dict[int, set[int]]:
+    """Each environment's id: it and the ids of the environments it is inside."""
+    parents = {env.pk: env.parent_id for env in environments}
+    around: dict[int, set[int]] = {}
+    for pk in parents:
+        outer: int | None = pk
+        found: set[int] = set()
+        while outer is not None and outer not in found:
+            found.add(outer)
+            outer = parents.get(outer)
+        around[pk] = found
+    return around
 
 
 def _environment_and_inside(name: str | None, environments: list[Environment]) -> set[int] | None:

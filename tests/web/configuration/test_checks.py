@@ -216,8 +216,17 @@ def test_rollups_count_states_by_role_and_environment(desired) -> None:
     }
     assert by_role["db"]["state"] == "current"
     by_env = {r.name: r.as_json() for r in found.by_environment}
-    assert (by_env["production"]["drifted"], by_env["production"]["current"]) == (0, 2)
-    assert by_env["production-eu"]["state"] == "drifted"
+    # a parent counts the servers of the environments inside it, as a job on it targets them
+    assert by_env["production"] == {
+        "name": "production",
+        "state": "drifted",
+        "servers": 3,
+        "current": 2,
+        "drifted": 1,
+        "unknown": 0,
+        "error": 0,
+    }
+    assert (by_env["production-eu"]["state"], by_env["production-eu"]["servers"]) == ("drifted", 1)
     assert found.overall.counts == {"drifted": 1, "current": 2, "unknown": 1}
     # filters: an environment covers the ones in it
     assert [r["name"] for r in selectors.matrix(environment="production").servers] == [

@@ -127,3 +127,23 @@ def test_matrix_filtered_by_role_and_environment_acts_on_just_those(
     plan = RemediationPlan.objects.get()
     assert plan.scope == "role web in environment production"
     assert [p.server.name for p in plan.servers.all()] == ["web1"]
+
+
+def test_matrix_parent_environment_rolls_up_its_childrens_servers_and_acts_on_them(
+    desired, client, user_with
+) -> None:
+    web = desired.file_role("web", remediation="on-demand")
+    production = desired.environment("production")
+    eu = desired.environment("production-eu", parent=production)
+    servers = [desired.server(f"web{n}", web, environments=[eu]) for n in (1, 2)]
+    desired.path("web2", "web").write_text("hello")
+    desired.run(services.check_servers(servers=servers).executions)
+    client.force_login(user_with(VIEW, CHECK, REMEDIATE))
+    page = text(client.get(reverse("configuration")))
+    assert "environment production 2 drifted" in page  # not 0 servers, unknown
+    html = client.get(reverse("configuration")).content.decode()
+    # its Check now and Remediate, as its child's
+    assert html.count('name="environment" value="production"') == 2
+    client.post(reverse("configuration-remediate"), {"environment": "production"})
+    plan = RemediationPlan.objects.get()
+    assert [p.server.name for p in plan.servers.all()] == ["web1"]
