@@ -246,6 +246,13 @@ class PackageSearchForm(forms.Form):
         assert isinstance(system, forms.ChoiceField)
         system.choices = [("", "any"), *((s, s) for s in systems)]
 
+    def clean_test(self) -> str:
+        """Left out, older; but given, one of the tests (the API's schema says so)."""
+        if "test" in self.data and not self.data["test"]:
+            choices = ", ".join(selectors.VersionTest.values)
+            raise ValidationError(f"Choose one of {choices}, or leave the test out.")
+        return self.cleaned_data["test"]
+
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("version") and not data.get("name"):

@@ -315,7 +315,7 @@ def test_launch_template_fills_defaults_and_checks_types(deploy) -> None:
         "Verbose": "false",
         "Channel": "stable",
     }
-    with pytest.raises(ValidationError, match="Port expected a number, found 'abc'"):
+    with pytest.raises(ValidationError, match="Port: expected a number, found 'abc'"):
         services.launch_template(template=deploy, variables={"Version": "2", "Port": "abc"})
     with pytest.raises(ValidationError, match="needs a value for Version"):
         services.launch_template(template=deploy, variables={"Version": ""})

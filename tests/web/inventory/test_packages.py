@@ -93,6 +93,8 @@ def test_api_packages_refuses_a_search_it_cannot_make_with_a_clear_body(fleet, c
     answer = client.get("/api/packages/?name=openssl&system=plan9-4")
     assert answer.status_code == 400 and "system" in answer.json()["errors"]
     assert client.get("/api/packages/?name=openssl&test=newest").status_code == 400
+    empty = client.get("/api/packages/?name=openssl&test=")  # given, it is one of the tests
+    assert empty.status_code == 400 and "leave the test out" in empty.json()["errors"]["test"][0]
     assert client_with().get("/api/packages/?name=openssl").status_code == 403
 
 
