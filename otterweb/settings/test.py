@@ -19,6 +19,8 @@ if DATABASE_URL:  # noqa: F405
 else:
     # one per test run, so runs side by side in one checkout don't share a file
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")}  # noqa: F405
+    # the product's, but a transactional test keeps the content types and permissions (see there)
+    DATABASES["default"]["ENGINE"] = "tests.sqlite3"  # noqa: F405
 data_folder(DATA_DIR)  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests log in a lot, and client.login() passes no request, which django-axes needs: it is off,
