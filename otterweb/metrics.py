@@ -35,8 +35,8 @@ WAIT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 30, 60, 300, 900, 3600)
 
 EXECUTIONS_ENDED = Counter(
     "otterweb_executions_ended_total",
-    "Executions that ended, by mode (execute, collect, configure) and status (normal, warning, "
-    "error, cancelled).",
+    "Executions that ended, by mode (execute, collect, collect-execute) and status (normal, "
+    "warning, error, cancelled).",
     ["mode", "status"],
 )
 EXECUTION_DURATION = Histogram(

@@ -92,38 +92,30 @@ def test_metrics_are_public_only_when_made_so(settings) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_metrics_count_runs_as_they_end_and_what_the_database_holds(settings) -> None:
+    """The counters are this process's (the test process's metrics folder), where threads that
+    other tests left may end runs of their own meanwhile: they grow by at least this run. The
+    gauges read from the database are exact. tests/e2e/test_site.py counts exactly, per site."""
     settings.OTTERWEB_METRICS_TOKEN = TOKEN
     auth = {"HTTP_AUTHORIZATION": f"Bearer {TOKEN}"}
     Server.objects.create(name="here")
     web = Server.objects.create(name="web", agent_type=Server.AgentType.SSH, reachable=False)
     ServerState.objects.create(server=web, state=State.DRIFTED, drift_count=3)
     before = scrape(**auth)
-
-    def ended(status: str) -> float:
-        key = (("mode", "execute"), ("status", status))
-        return scrape(**auth).get("otterweb_executions_ended_total", {}).get(key, 0.0) - before.get(
-            "otterweb_executions_ended_total", {}
-        ).get(key, 0.0)
-
     pending = create_job(script="Log-Information one; Log-Information two;", servers=["here"])
     create_job(script="Log-Error broken;", servers=["here"])
     assert scrape(**auth)["otterweb_executions"][(("run_state", "pending"),)] == 2
     run_execution(pending.pk, worker="test")
-
     after = scrape(**auth)
-    assert ended("normal") == 1 and ended("error") == 0
+
+    def grown(name: str, *labels: tuple[str, str]) -> float:
+        return after.get(name, {}).get(labels, 0.0) - before.get(name, {}).get(labels, 0.0)
+
+    assert grown("otterweb_executions_ended_total", ("mode", "execute"), ("status", "normal")) >= 1
+    assert grown("otterweb_execution_duration_seconds_count", ("mode", "execute")) >= 1
+    assert grown("otterweb_execution_queue_wait_seconds_count") >= 1
+    assert grown("otterweb_log_lines_written_total") >= 2
     assert after["otterweb_executions"][(("run_state", "pending"),)] == 1
-    count = after["otterweb_execution_duration_seconds_count"][(("mode", "execute"),)]
-    assert (
-        count
-        - before.get("otterweb_execution_duration_seconds_count", {}).get(
-            (("mode", "execute"),), 0.0
-        )
-        == 1
-    )
-    assert after["otterweb_execution_queue_wait_seconds_count"][()] >= 1
-    written = after["otterweb_log_lines_written_total"][()]
-    assert written - before.get("otterweb_log_lines_written_total", {}).get((), 0.0) >= 2
+    assert after["otterweb_executions"][(("run_state", "executing"),)] == 0
     assert after["otterweb_servers"][(("reachability", "unreachable"),)] == 1
     assert after["otterweb_servers"][(("reachability", "unchecked"),)] == 1
     assert after["otterweb_servers_configuration"][(("state", "drifted"),)] == 1
