@@ -279,6 +279,12 @@ def checked_answers(*, template: JobTemplate, variables: dict | None) -> dict[st
     return {answer.prompt.name: answer.text for answer in found.answers}
 
 
+def run_permission(execution: Execution) -> str:
+    """What running ``execution``'s job again needs on each server: for a template's job, the
+    privilege to run templates; for another, to run scripts."""
+    return "executions.run_jobtemplate" if execution.job.template_id else RUN
+
+
 def run_again(
     *,
     execution: Execution,
@@ -315,11 +321,10 @@ def run_again(
     else:
         source = {"script": job.script}
     values = job.variables if variables is None else variables
-    permission = RUN
+    permission = run_permission(execution)
     if job.template is None and requested_by is not None and not requested_by.has_perm(RUN):
         raise PermissionDenied("You may not run scripts.")
     if job.template is not None:
-        permission = "executions.run_jobtemplate"
         values = checked_answers(template=job.template, variables=values)
         if not may(requested_by, permission, job.template):
             raise PermissionDenied(

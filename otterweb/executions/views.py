@@ -30,7 +30,7 @@ from otterweb.executions.local_runs import run_as_summary
 from otterweb.executions.models import Execution
 from otterweb.inventory.models import Server
 from otterweb.privileges.checks import visible
-from otterweb.privileges.pages import VisibleObjectMixin, get_visible_or_404
+from otterweb.privileges.pages import VisibleObjectMixin, get_visible_or_404, narrow_choices
 from otterweb.rafts.forms import EditorForm, add_errors
 from otterweb.rafts.services import ScriptInvalid
 from otterweb.rafts.views import RaftItemView
@@ -124,7 +124,12 @@ class ExecutionRunAgainView(
         failed = selectors.failed_servers(execution=self.object)
         from_failed = self.request.GET.get("failed") == "1" and bool(failed)
         form = kwargs.setdefault(
-            "form", run_again_form(self.object, failed=failed if from_failed else None)
+            "form",
+            narrow_choices(
+                run_again_form(self.object, failed=failed if from_failed else None),
+                self.request.user,
+                permission=services.run_permission(self.object),
+            ),
         )
         variables = [form[name] for name in form.fields if name.startswith("variable_")]
         return {
@@ -136,7 +141,11 @@ class ExecutionRunAgainView(
 
     def post(self, request, pk: int):
         self.object = execution = self.get_object()
-        form = run_again_form(execution, request.POST)
+        form = narrow_choices(
+            run_again_form(execution, request.POST),
+            request.user,
+            permission=services.run_permission(execution),
+        )
         if form.is_valid():
             try:
                 again = services.run_again(

@@ -172,3 +172,21 @@ def test_run_again_page_shows_why_it_was_refused(servers, client_with) -> None:
     assert response.status_code == 200
     assert "Choose servers or roles to run on" in response.content.decode()
     assert Execution.objects.count() == 1
+
+
+def test_run_again_page_offers_only_the_servers_the_user_may_see(servers, client) -> None:
+    from django.contrib.auth import get_user_model
+
+    from otterweb.inventory.models import Environment
+    from otterweb.privileges import services as privileges
+    from otterweb.privileges.models import Role
+
+    testing = Environment.objects.create(name="testing")
+    Server.objects.get(name="web1").environments.add(testing)
+    first = ran(create_job(script=SCRIPT, servers=["web1"]))
+    operator = get_user_model().objects.create_user(username="operator")
+    privileges.grant(role=Role.objects.get(name="Operator"), user=operator, environment=testing)
+    client.force_login(operator)
+    page = client.get(f"/executions/{first.pk}/run-again/").content.decode()
+    assert '<option value="web1" selected>' in page
+    assert "web2" not in page and "broken" not in page  # in no environment it may see
