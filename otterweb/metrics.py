@@ -1,4 +1,5 @@
-"""What OtterWeb counts for Prometheus: the metrics every process adds to, and their exposition.
+"""What OtterWeb counts for Prometheus: the metrics every process adds to (otterweb.health
+serves them).
 
 Every process of a site on one machine adds to the same metrics through prometheus_client's
 multiprocess mode: the serving process, the embedded mode's worker processes, daphne and each

@@ -34,7 +34,7 @@ from otterweb.inventory.selectors import (
     servers_for,
     variable_table,
 )
-from otterweb.privileges.checks import visible
+from otterweb.privileges.checks import environments_inside, visible
 from otterweb.rafts.models import RaftItem
 from otterweb.rafts.selectors import find_item
 from otterweb.schedules.models import Schedule
@@ -389,8 +389,12 @@ def matrix(
     by_env = {pk: Rollup(name) for pk, name in env_names.items()}
     overall = Rollup("all servers")
     rows = []
-    wanted_envs = _environment_and_inside(environment, environments)
-    around = _environment_and_around(environments)
+    inside = environments_inside({env.pk: env.parent_id for env in environments})
+    wanted_envs = None
+    if environment:
+        wanted_envs = set().union(*(inside[e.pk] for e in environments if e.name == environment))
+    # each environment: it and those it is inside, where a server in it counts too
+    around = {pk: {outer for outer, within in inside.items() if pk in within} for pk in inside}
     for server in servers:
         current = _state(server)
         overall.counts[current.state] += 1
@@ -398,7 +402,7 @@ def matrix(
             by_role[role_id].counts[_cell(current, drift_cells, role_id)] += 1
         # a server counts in its environments and every one they are inside, as jobs target it
         rolled_up = {outer for env_id in envs_of[server.pk] for outer in around.get(env_id, ())}
-        for env_id in rolled_up & by_env.keys():
+        for env_id in rolled_up:
             by_env[env_id].counts[current.state] += 1
         if role and role not in {role_names[r] for r in roles_of[server.pk]}:
             continue
@@ -464,36 +468,6 @@ _UNCHECKED = ServerState(state=State.UNKNOWN)
 
 def _state(server: Server) -> ServerState:
     return getattr(server, "configuration_state", None) or _UNCHECKED
-
-
-def _environment_and_around(environments: list[Environment]) -> dict[int, set[int]]:
-    """Each environment's id: it and the ids of the environments it is inside."""
-    parents = {env.pk: env.parent_id for env in environments}
-    around: dict[int, set[int]] = {}
-    for pk in parents:
-        outer: int | None = pk
-        found: set[int] = set()
-        while outer is not None and outer not in found:
-            found.add(outer)
-            outer = parents.get(outer)
-        around[pk] = found
-    return around
-
-
-def _environment_and_inside(name: str | None, environments: list[Environment]) -> set[int] | None:
-    if not name:
-        return None
-    children: dict[int | None, list[int]] = defaultdict(list)
-    for env in environments:
-        children[env.parent_id].append(env.pk)
-    found = {env.pk for env in environments if env.name == name}
-    pending = list(found)
-    while pending:
-        for child in children[pending.pop()]:
-            if child not in found:
-                found.add(child)
-                pending.append(child)
-    return found
 
 
 def server_history(*, server: Server, limit: int = 20) -> list[Check]:

@@ -28,6 +28,9 @@ class RunForm(forms.Form):
         return self.cleaned_data["mode"] or engine.Mode.EXECUTE
 
 
+VARIABLE = "variable_"  # what starts the name of a variable's field
+
+
 def run_again_form(execution: Execution, data=None, *, failed: list[str] | None = None):
     """Run an execution's job again, editable first: which version of its script (for a raft
     item's), the servers (those it ran on, or ``failed``), and its variables (its template's
@@ -51,7 +54,7 @@ def run_again_form(execution: Execution, data=None, *, failed: list[str] | None 
         help_text="None: the script chooses its servers itself.",
     )
     for name, field in variable_fields(execution).items():
-        fields[f"variable_{name}"] = field
+        fields[VARIABLE + name] = field
     return type("RunAgainForm", (forms.Form,), fields)(data)
 
 
@@ -79,7 +82,8 @@ def variable_fields(execution: Execution) -> dict[str, forms.Field]:
 def variables_of(form, execution: Execution) -> dict:
     """The job's variables with the form's values in place of those it could edit."""
     values = dict(execution.job.variables or {})
-    for name in variable_fields(execution):
-        value = form.cleaned_data[f"variable_{name}"]
-        values[name] = ("true" if value else "false") if isinstance(value, bool) else value
+    for field, value in form.cleaned_data.items():
+        if field.startswith(VARIABLE):
+            name = field.removeprefix(VARIABLE)
+            values[name] = ("true" if value else "false") if isinstance(value, bool) else value
     return values

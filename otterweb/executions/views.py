@@ -25,7 +25,7 @@ from engine import RunState
 from otterweb.api.error_body import error_body, error_response, first_message, validation_errors
 from otterweb.api.errors import ScriptError
 from otterweb.executions import selectors, services
-from otterweb.executions.forms import RunForm, run_again_form, variables_of
+from otterweb.executions.forms import VARIABLE, RunForm, run_again_form, variables_of
 from otterweb.executions.local_runs import run_as_summary
 from otterweb.executions.models import Execution
 from otterweb.inventory.models import Server
@@ -123,15 +123,8 @@ class ExecutionRunAgainView(
     def get_context_data(self, **kwargs):
         failed = selectors.failed_servers(execution=self.object)
         from_failed = self.request.GET.get("failed") == "1" and bool(failed)
-        form = kwargs.setdefault(
-            "form",
-            narrow_choices(
-                run_again_form(self.object, failed=failed if from_failed else None),
-                self.request.user,
-                permission=services.run_permission(self.object),
-            ),
-        )
-        variables = [form[name] for name in form.fields if name.startswith("variable_")]
+        form = kwargs.setdefault("form", self.form(failed=failed if from_failed else None))
+        variables = [form[name] for name in form.fields if name.startswith(VARIABLE)]
         return {
             **super().get_context_data(**kwargs),
             "failed": failed,
@@ -141,11 +134,7 @@ class ExecutionRunAgainView(
 
     def post(self, request, pk: int):
         self.object = execution = self.get_object()
-        form = narrow_choices(
-            run_again_form(execution, request.POST),
-            request.user,
-            permission=services.run_permission(execution),
-        )
+        form = self.form(request.POST)
         if form.is_valid():
             try:
                 again = services.run_again(
@@ -161,6 +150,12 @@ class ExecutionRunAgainView(
                 messages.success(request, f"Running execution {execution.pk}'s job again.")
                 return redirect("execution-detail", pk=again.pk)
         return self.render_to_response(self.get_context_data(form=form))
+
+    def form(self, data=None, *, failed: list[str] | None = None):
+        """The form, its servers those the user may run the job on."""
+        form = run_again_form(self.object, data, failed=failed)
+        permission = services.run_permission(self.object)
+        return narrow_choices(form, self.request.user, permission=permission)
 
 
 class ExecutionCancelView(LoginRequiredMixin, PermissionRequiredMixin, View):

@@ -191,12 +191,18 @@ def _model_permissions(user) -> set[str]:
 
 def _environments_inside() -> dict[int, set[int]]:
     """Each environment's id: it and the ids of every environment inside it."""
-    parents = dict(environment_model().objects.values_list("pk", "parent_id"))
+    return environments_inside(dict(environment_model().objects.values_list("pk", "parent_id")))
+
+
+def environments_inside(parents: dict[int, int | None]) -> dict[int, set[int]]:
+    """Of the environments in ``parents`` (each id: its parent's), each id: it and the ids of
+    every one inside it. A parent left out of ``parents`` (one the caller may not see) is
+    passed over."""
     inside: dict[int, set[int]] = {pk: {pk} for pk in parents}
     for pk in parents:
         seen = {pk}
         parent = parents.get(pk)
-        while parent is not None and parent not in seen:
+        while parent in inside and parent not in seen:
             inside[parent].add(pk)
             seen.add(parent)
             parent = parents.get(parent)

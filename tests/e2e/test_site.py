@@ -12,10 +12,10 @@ import urllib.request
 from datetime import datetime
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 from websockets.sync.client import connect
 
 from tests.e2e.serving import DistributedSite, Site, make_site, running_site, stop
+from tests.metrics import samples
 
 LINES = 2000
 METRICS_TOKEN = "e2e-scraper-token"
@@ -70,12 +70,7 @@ def scrape(site: Site) -> dict[str, dict[tuple, float]]:
         f"{site.base}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}
     )
     with urllib.request.urlopen(request, timeout=10) as response:
-        text = response.read().decode()
-    samples: dict[str, dict[tuple, float]] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            samples.setdefault(sample.name, {})[tuple(sorted(sample.labels.items()))] = sample.value
-    return samples
+        return samples(response.read().decode())
 
 
 def test_e2e_metrics_sum_what_the_sites_processes_count(site) -> None:

@@ -8,12 +8,12 @@ import socket
 
 import pytest
 from django.test import Client
-from prometheus_client.parser import text_string_to_metric_families
 
 from otterweb.configuration.models import ServerState, State
 from otterweb.executions.runner import run_execution
 from otterweb.executions.services import create_job
 from otterweb.inventory.models import Server
+from tests.metrics import samples
 
 TOKEN = "scrape-token-0123456789"
 # a probe names the machine by its address, which ALLOWED_HOSTS does not hold
@@ -31,11 +31,7 @@ def scrape(**headers) -> dict[str, dict[tuple, float]]:
     response = Client().get("/metrics", **PROBE, **headers)
     assert response.status_code == 200, response.content
     assert response["Content-Type"].startswith("text/plain; version=")
-    samples: dict[str, dict[tuple, float]] = {}
-    for family in text_string_to_metric_families(response.content.decode()):
-        for sample in family.samples:
-            samples.setdefault(sample.name, {})[tuple(sorted(sample.labels.items()))] = sample.value
-    return samples
+    return samples(response.content.decode())
 
 
 def test_healthz_answers_whatever_host_the_probe_names() -> None:
