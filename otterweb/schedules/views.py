@@ -169,12 +169,12 @@ class TemplateTriggersView(
         template = self.object
         kwargs.setdefault("form", TriggerForm())
         triggers = list(selectors.triggers_of(template=template))
-        examples: dict[str, str] = {}  # kind -> the URL of its first trigger
+        examples: dict[str, Trigger] = {}  # kind -> its first trigger
         for trigger in triggers:
             trigger.url = self.request.build_absolute_uri(
                 reverse("api:trigger-pull", args=[trigger.pk])
             )
-            examples.setdefault(trigger.kind, trigger.url)
+            examples.setdefault(trigger.kind, trigger)
         return {
             **super().get_context_data(**kwargs),
             "triggers": triggers,

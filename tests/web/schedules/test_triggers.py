@@ -444,3 +444,10 @@ def test_trigger_refusal_names_the_prompt_then_says_why(token_trigger) -> None:
     response = pull(trigger, token=token, body=variables(Verbose="perhaps"))
     assert response.status_code == 400
     assert "refused Verbose: " in response.json()["detail"]
+
+
+def test_trigger_page_example_of_a_trigger_without_variables_sends_none(deploy, admin_client):
+    create_trigger(template=deploy, name="CI", kind="token", allow_variables=False)
+    page = html.unescape(admin_client.get(f"/templates/{deploy.pk}/triggers/").content.decode())
+    assert "?token=YOUR-TOKEN" in page
+    assert "--data" not in page  # a call with values would be refused
