@@ -32,6 +32,35 @@ def close_stray_connections(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture(autouse=True)
+def connection_left_open():
+    """On PostgreSQL, a test after which this thread's connection is broken fails by name, and the
+    next test gets a new connection. (In CI, once, a worker's connection was found closed and
+    every later test of that worker failed with it, naming none as the cause.) This fixture is
+    set up before the test's database fixtures, so it runs after they have ended its transaction."""
+    yield
+    from django.db import connection
+
+    broken = connection.connection
+    if connection.vendor != "postgresql" or broken is None or not broken.closed:
+        return
+    by_django = connection.closed_in_transaction
+    connection.atomic_blocks.clear()
+    connection.savepoint_ids.clear()
+    connection.in_atomic_block = connection.needs_rollback = False
+    connection.closed_in_transaction = False
+    connection.close()
+    pytest.fail(
+        "this test left the database connection closed ("
+        + (
+            "closed on this thread inside the test's transaction"
+            if by_django
+            else "ended by the server, or its socket closed"
+        )
+        + "); the next test opens a new one"
+    )
+
+
+@pytest.fixture(autouse=True)
 def no_cached_frames():
     """Each test's executions start with no log frame cached (a flushed test database gives
     their ids out again)."""
