@@ -73,9 +73,12 @@ class Agent(Protocol):
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         stdin: bytes | None = None,
+        privileged: bool = True,
     ) -> int:
         """Run a program, stream its output line by line, return its exit code. Cancelling the
-        caller kills the process."""
+        caller kills the process. ``privileged=False`` is for a read that any user may make (the
+        installed packages, the users): over SSH it runs as the login user, not through the
+        server's sudo."""
         ...
 
     async def read_file(self, path: str) -> bytes: ...

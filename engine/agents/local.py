@@ -155,6 +155,7 @@ class LocalAgent:
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         stdin: bytes | None = None,
+        privileged: bool = True,  # the local agent runs everything as the run's user
     ) -> int:
         if not command:
             raise AgentError(f"no program to run on {self.server}")

@@ -110,6 +110,14 @@ class Context:
     # the global scope: the execution's, or in a job with targets, the server's own
     globals: Scope = field(default_factory=Scope)
 
+    def logging_to(self, log: RunScope) -> Context:
+        """This context with its lines logged under ``log``: what every operation and described
+        block makes, so made without `dataclasses.replace`'s walk of the fields (0.5 µs against
+        3)."""
+        context = object.__new__(Context)
+        context.__dict__.update(self.__dict__, log=log)
+        return context
+
 
 def assign(
     variable: ast.VariableRef,

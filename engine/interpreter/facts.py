@@ -93,8 +93,11 @@ class WatchedAgent(Agent):
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         stdin: bytes | None = None,
+        privileged: bool = True,
     ) -> int:
-        running = self.agent.run(command, on_output=on_output, cwd=cwd, env=env, stdin=stdin)
+        running = self.agent.run(
+            command, on_output=on_output, cwd=cwd, env=env, stdin=stdin, privileged=privileged
+        )
         return await running if _READING.get() else await self._changing(running)
 
     async def read_file(self, path: str) -> bytes:

@@ -129,7 +129,7 @@ class Handlers(Visitor[Awaitable[None]]):
             return
         scope = self.logger.open(title, context.log, line_of(statement))
         try:
-            yield replace(context, log=scope)
+            yield context.logging_to(scope)
         finally:
             self.logger.close(scope)
 
@@ -499,7 +499,7 @@ class Handlers(Visitor[Awaitable[None]]):
         operation = spec.cls(values)
         title = statement.short_description or self.session.masker(operation.summary())
         log_scope = self.logger.open(title, context.log, line_of(statement))
-        inner = replace(context, log=log_scope)
+        inner = context.logging_to(log_scope)
         run = OperationView(self.evaluator, scope, inner, statement)
         try:
             await self.perform(operation, run, statement, inner)

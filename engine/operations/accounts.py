@@ -10,14 +10,43 @@ from engine.registry import Kind, Operation, ParamType, operation, param
 from engine.values import to_text
 
 
-async def entry(run, database: str, name: str) -> list[str] | None:
-    """The fields of ``name`` in a getent database (passwd, group, shadow); None when absent."""
+async def entry(run, database: str, name: str) -> tuple[str, ...] | None:
+    """The fields of ``name`` (or id) in a getent database (passwd, group); None when absent."""
     code, output, errors = await output_of(run, ["getent", database, name])
     if code == 2:  # not found
         return None
     if code != 0:
         raise ValueError(f"getent {database} {name} failed on {run.server}: {' '.join(errors)}")
-    return output.split(":")
+    return tuple(output.split(":"))
+
+
+Accounts = dict[str, dict[str, tuple[str, ...]]]
+
+
+async def listed_accounts(run) -> Accounts:
+    """The server's users and groups as getent lists them ("passwd" and "group": name ->
+    fields; any user may list them, so they are listed without sudo), read once for every operation of the run that asks until something changes the
+    server (a run's facts): a check of 20 users asks the server once, not 20 times."""
+
+    async def load() -> Accounts:
+        text = await must_run(run, ["/bin/sh", "-c", LIST_ACCOUNTS], privileged=False)
+        users, _, groups = text.partition("\n\n")
+        return {
+            database: {
+                line.split(":", 1)[0]: tuple(line.split(":")) for line in lines.splitlines() if line
+            }
+            for database, lines in (("passwd", users), ("group", groups))
+        }
+
+    return await run.fact("accounts", load)
+
+
+async def account(run, database: str, name: str) -> tuple[str, ...] | None:
+    """The fields of ``name`` in the server's passwd or group database, None when absent: from
+    the listed accounts, or, for a name they lack, asked for alone (a directory's accounts, LDAP's
+    say, need not be listed)."""
+    fields = (await listed_accounts(run))[database].get(name)
+    return fields if fields is not None else await entry(run, database, name)
 
 
 @operation(
@@ -46,7 +75,7 @@ class EnsureGroup(Operation):
         return wanted
 
     async def collect(self, run) -> dict:
-        fields = await entry(run, "group", self.name)
+        fields = await account(run, "group", self.name)
         if fields is None:
             return {"Exists": False}
         return {"Exists": True, "Gid": int(fields[2])}
@@ -130,19 +159,21 @@ class EnsureUser(Operation):
         return [to_text(key).strip() for key in self.authorized_keys or [] if to_text(key).strip()]
 
     async def collect(self, run) -> dict:
-        code, output, errors = await output_of(run, shell_command(USER_ENTRIES, [self.name]))
-        if code == 2:  # not found
+        fields = await account(run, "passwd", self.name)
+        if fields is None:
             return {"Exists": False}
-        if code != 0:
-            raise ValueError(
-                f"getent passwd {self.name} failed on {run.server}: {' '.join(errors)}"
-            )
-        fields, *group = [line.split(":") for line in output.splitlines()]
         home = fields[5]
         actual: dict = {"Exists": True, "Uid": int(fields[2]), "Home": home, "Shell": fields[6]}
-        actual["Group"] = group[0][0] if group else fields[3]
+        listed = await listed_accounts(run)
+        primary = next((g for g in listed["group"].values() if g[2] == fields[3]), None)
+        if primary is None:
+            primary = await entry(run, "group", fields[3])
+        actual["Group"] = primary[0] if primary else fields[3]
         if self.groups is not None:
-            named = (await must_run(run, ["id", "-nG", self.name])).split()
+            if self.name in listed["passwd"]:
+                named = [g[0] for g in listed["group"].values() if self.name in g[3].split(",")]
+            else:  # a directory's user: its groups as the server resolves them
+                named = (await must_run(run, ["id", "-nG", self.name])).split()
             actual["Groups"] = sorted(set(named) - {actual["Group"]})
         if self.locked is not None:
             status = (await must_run(run, ["passwd", "-S", self.name])).split()
@@ -201,10 +232,9 @@ class EnsureUser(Operation):
 
 
 # a user's passwd entry, then its primary group's entry (when its group id has one): one trip
-USER_ENTRIES = (
-    'entry=$(getent passwd "$1") || exit $?; echo "$entry"; '
-    'getent group "$(echo "$entry" | cut -d: -f4)" || true'
-)
+# every user, an empty line, every group (getent's lists: /etc's files, and a directory's accounts
+# where it lists them)
+LIST_ACCOUNTS = "getent passwd; echo; getent group"
 # useradd's and usermod's option for each property they set
 USER_OPTIONS = (("Uid", "-u"), ("Group", "-g"), ("Groups", "-G"), ("Shell", "-s"), ("Home", "-d"))
 READ_KEYS = 'test -f "$1" || exit 0; cat "$1"'

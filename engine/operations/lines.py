@@ -4,8 +4,10 @@ changes."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 
+from engine.agents import AgentError
 from engine.operations.process import must_run, shell_command
 from engine.patterns import compile as compile_pattern
 from engine.registry import Kind, Operation, ParamType, operation, param
@@ -18,10 +20,14 @@ async def read_lines(run, path: str) -> list[str] | None:
     agent = await run.agent()
 
     async def load() -> tuple[str, ...] | None:
-        info = await agent.stat(path)
-        if info is None or info.is_directory:
-            return None
-        return tuple((await agent.read_file(path)).decode("utf-8", errors="replace").splitlines())
+        try:
+            data = await agent.read_file(path)
+        except AgentError:  # asked why only then: a check of 100 servers reads 100 files
+            info = await agent.stat(path)
+            if info is None or info.is_directory:
+                return None
+            raise
+        return tuple(data.decode("utf-8", errors="replace").splitlines())
 
     lines = await run.fact(f"lines of {path}", load)
     return None if lines is None else list(lines)
@@ -77,8 +83,12 @@ class EnsureFileLine(Operation):
         """The positions of the lines Match finds (without Match: the lines equal to Line);
         every search of the file together is held to the engine's time limit for a regular
         expression."""
-        if self.match is None:
-            return [position for position, line in enumerate(lines) if line == self.line]
+        if self.match is None:  # list.index's scans: a check of 200 lines of a file is 200 scans
+            positions: list[int] = []
+            with contextlib.suppress(ValueError):
+                while True:
+                    positions.append(lines.index(self.line, positions[-1] + 1 if positions else 0))
+            return positions
         pattern = compile_pattern(self.match, name="Match")
         deadline = time.monotonic() + pattern.seconds
         return [

@@ -66,9 +66,11 @@ class EnsurePackage(Operation):
 
 async def installed_packages(run, manager: Manager) -> dict[str, list[Package]]:
     """Every installed package of ``manager`` on the server, by name (one may be installed in
-    several versions, such as the kernel, or architectures)."""
+    several versions, such as the kernel, or architectures). Any user may read dpkg's list, so
+    it is read without sudo; rpm's is read as root (rpm may keep a database of a user's own for
+    a user other than root, as Debian's does)."""
     command = list_command(manager)
-    code, output, errors = await output_of(run, command)
+    code, output, errors = await output_of(run, command, privileged=manager is Manager.RPM)
     if code != 0:
         raise ValueError(
             f"{command[0]} could not list the {manager.label} packages of {run.server}: "

@@ -155,11 +155,12 @@ async def shell_output(run, script: str, arguments: list[str]) -> tuple[int, str
 
 
 async def output_of(
-    run, command: list[str], *, stdin: bytes | None = None
+    run, command: list[str], *, stdin: bytes | None = None, privileged: bool = True
 ) -> tuple[int, str, list[str]]:
     """Run a program on the server in context for what it prints: its exit code, its standard
     output (the last line break dropped) and its standard error lines. Nothing is logged: the
-    caller says what the output means."""
+    caller says what the output means. ``privileged=False``: a read any user may make, which
+    needs no sudo (see `Agent.run`)."""
     output: list[str] = []
     errors: list[str] = []
 
@@ -167,14 +168,22 @@ async def output_of(
         (errors if is_error else output).append(line)
 
     agent = await run.agent()
-    code = await agent.run(command, on_output=keep, cwd=run.working_directory or None, stdin=stdin)
+    code = await agent.run(
+        command,
+        on_output=keep,
+        cwd=run.working_directory or None,
+        stdin=stdin,
+        privileged=privileged,
+    )
     return code, "\n".join(output), errors
 
 
-async def must_run(run, command: list[str], *, stdin: bytes | None = None) -> str:
+async def must_run(
+    run, command: list[str], *, stdin: bytes | None = None, privileged: bool = True
+) -> str:
     """Run a program on the server in context that must succeed: its standard output (see
     `output_of`), or an error naming the server and what the program said."""
-    code, output, errors = await output_of(run, command, stdin=stdin)
+    code, output, errors = await output_of(run, command, stdin=stdin, privileged=privileged)
     if code == 127 and any("not found" in line for line in errors):
         raise ValueError(
             f"{program(command)} was not found on {run.server}: it is not installed, or not on "

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
+import pickle
 import re
+import sys
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import lark
 from lark import Lark
 from lark.exceptions import UnexpectedEOF, UnexpectedInput
 
@@ -49,14 +55,46 @@ def _lark(**options: Any) -> Lark:
     )
 
 
+# The options of the parser that its tables depend on (the others are given when it is loaded).
+TABLE_OPTIONS: dict[str, Any] = {"maybe_placeholders": False}
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    return _lark(
-        transformer=Builder(),
-        maybe_placeholders=False,
-        lexer_callbacks={"COMMENT": collect_comment},
-        cache=False,
-    )
+    callbacks: dict[str, Any] = {
+        "transformer": Builder(),
+        "lexer_callbacks": {"COMMENT": collect_comment},
+    }
+    tables = _tables_file()
+    unusable = (OSError, EOFError, pickle.UnpicklingError, KeyError, ValueError)
+    with contextlib.suppress(*unusable), tables.open("rb") as file:
+        # as lark loads its own cache: the saved tables, with the callbacks of this process
+        return Lark.__new__(Lark)._load(file, **callbacks)
+    parser = _lark(**TABLE_OPTIONS, **callbacks)
+    # written under a name of this process's, then renamed into place: a process starting
+    # meanwhile finds no file or a whole one
+    made = tables.with_name(f"{tables.name}.{os.getpid()}")
+    try:
+        tables.parent.mkdir(exist_ok=True)
+        with made.open("wb") as file:
+            parser.save(file, exclude_options=tuple(callbacks))
+        os.replace(made, tables)
+    except OSError:  # an installation it may not write to: built at each start
+        made.unlink(missing_ok=True)
+    return parser
+
+
+def _tables_file() -> Path:
+    """Where the parser's tables are kept between processes (building them is 0.3 s of every
+    start): in the grammar's ``__pycache__``, as Python keeps compiled modules there; whoever
+    may write there may already change the code. Its name follows the grammar, the options,
+    lark's version and Python's."""
+    digest = hashlib.sha256(
+        GRAMMAR_PATH.read_bytes()
+        + repr((sorted(TABLE_OPTIONS.items()), START_RULES, lark.__version__)).encode()
+        + str(sys.version_info[:2]).encode()
+    ).hexdigest()[:16]
+    return GRAMMAR_PATH.parent / "__pycache__" / f"otterscript.{digest}.lark-tables"
 
 
 def _build(text: str, start: str, **options: Any) -> Any:

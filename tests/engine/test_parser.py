@@ -464,3 +464,47 @@ def test_parser_statement_with_bodies_records_where_their_braces_are() -> None:
     assert len(attempt.braces) == 4 and block.braces == (text.rindex("{"), text.rindex("}"))
     assert ast.bodies(conditional) == (conditional.body, conditional.else_ifs[0].body, ())
     assert attempt == ast.Try()  # braces, like spans, are not compared
+
+
+# ---- the parser's tables, kept between processes
+
+
+@pytest.fixture
+def own_grammar(tmp_path, monkeypatch):
+    """The parser built from a copy of the grammar in ``tmp_path`` (its tables kept there)."""
+    from engine.parser import entry
+
+    copy = tmp_path / "otterscript.lark"
+    copy.write_bytes(entry.GRAMMAR_PATH.read_bytes())
+    monkeypatch.setattr(entry, "GRAMMAR_PATH", copy)
+    entry._parser.cache_clear()
+    yield entry
+    entry._parser.cache_clear()
+
+
+SAMPLE = 'Log-Information "hi $x"; # said\nif $a == 1 { set $b = @(1, 2); }\n'
+
+
+def test_parser_tables_are_kept_beside_the_grammar_and_used_again(own_grammar) -> None:
+    built = parse(SAMPLE)
+    (tables,) = own_grammar.GRAMMAR_PATH.parent.glob("__pycache__/*.lark-tables")
+    made = tables.stat().st_mtime_ns
+    own_grammar._parser.cache_clear()
+    assert parse(SAMPLE) == built
+    assert tables.stat().st_mtime_ns == made  # read, not made again
+    assert [p.name for p in tables.parent.iterdir()] == [tables.name]  # no half-made file left
+
+
+def test_parser_tables_cut_short_are_not_trusted(own_grammar) -> None:
+    built = parse(SAMPLE)
+    (tables,) = own_grammar.GRAMMAR_PATH.parent.glob("__pycache__/*.lark-tables")
+    tables.write_bytes(tables.read_bytes()[:5000])  # a file another process was writing
+    own_grammar._parser.cache_clear()
+    assert parse(SAMPLE) == built
+
+
+def test_parser_tables_follow_the_grammar(own_grammar) -> None:
+    parse(SAMPLE)
+    before = own_grammar._tables_file()
+    own_grammar.GRAMMAR_PATH.write_text(own_grammar.GRAMMAR_PATH.read_text() + "\n// changed\n")
+    assert own_grammar._tables_file() != before

@@ -956,3 +956,21 @@ async def test_operations_run_on_each_ssh_server(sshd, folder) -> None:
         assert len(host.connections._servers) == 2  # one each, for every operation
     finally:
         await host.connections.close()
+
+
+async def test_ssh_agent_pump_splits_lines_across_the_pieces_they_come_in() -> None:
+    from engine.agents.ssh.agent import _pump
+
+    class Pieces:
+        def __init__(self, *pieces: bytes) -> None:
+            self.pieces = list(pieces)
+
+        async def read(self, size: int) -> bytes:
+            return self.pieces.pop(0) if self.pieces else b""
+
+    said: list[tuple[str, bool]] = []
+    group: list[int] = []
+    stream = Pieces(b"41", b"7\nfir", b"st\r\nsec", b"ond \xc3", b"\xa9t\xc3\xa9\n\nlast")
+    await _pump(stream, lambda text, error: said.append((text, error)), False, group)  # type: ignore[arg-type]
+    assert group == [417]  # the shell's process id, the first line
+    assert said == [("first", False), ("second été", False), ("", False), ("last", False)]

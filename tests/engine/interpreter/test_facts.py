@@ -47,7 +47,7 @@ def counted(host):
     return calls
 
 
-async def test_facts_a_drift_check_reads_the_package_list_and_a_file_once(
+async def test_facts_a_drift_check_reads_the_package_list_the_accounts_and_a_file_once(
     run, counted, tmp_path: Path
 ) -> None:
     config = tmp_path / "app.conf"
@@ -58,6 +58,9 @@ async def test_facts_a_drift_check_reads_the_package_list_and_a_file_once(
             "Ensure-DebianPackage coreutils;",
             "Ensure-DebianPackage otterweb-no-such-package;",
             "Ensure-Group root;",  # a collect runs a program (getent): reading, no change
+            "Ensure-User root (Groups: @());",
+            "Ensure-User daemon;",
+            "Ensure-Group otterweb-no-such-group;",  # not listed: asked for alone
             *(f"Ensure-FileLine {config} (Line: key{n} = {n});" for n in range(5)),
             "Ensure-DebianPackage dpkg;",
         ]
@@ -66,9 +69,12 @@ async def test_facts_a_drift_check_reads_the_package_list_and_a_file_once(
     assert ran.status == "normal", ran.messages()
     assert [drift.operation for drift in ran.result.drifted] == [
         "Ensure-DebianPackage otterweb-no-such-package",
+        "Ensure-Group otterweb-no-such-group",
         *(f"Ensure-FileLine {config}: key{n} = {n}" for n in range(5)),
     ]
-    assert (counted["getent"], counted["dpkg-query"], counted["read_file"]) == (1, 1, 1)
+    # the accounts listed by one shell (getent passwd; getent group), the missing group asked alone
+    assert (counted["/bin/sh"], counted["getent"]) == (1, 1)
+    assert (counted["dpkg-query"], counted["read_file"]) == (1, 1)
 
 
 async def test_facts_are_read_again_after_an_operation_changes_the_server(

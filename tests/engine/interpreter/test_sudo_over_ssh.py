@@ -100,3 +100,12 @@ async def test_operations_as_root_without_sudo_say_the_tool_was_refused(
     (error,) = ran.messages(Level.ERROR)
     assert error.startswith("groupadd was not found on ssh1: it is not installed, or not on ")
     assert "see the server's sudo setting" in error
+
+
+async def test_operations_read_packages_and_accounts_without_sudo(run, no_sudo_rule) -> None:
+    """dpkg's list and getent's lists are read as the login user: a check of packages, users
+    and groups runs where the user may not use sudo at all (and asks root for nothing)."""
+    script = "Ensure-DebianPackage bash;\nEnsure-User root;\nEnsure-Group root;\n"
+    collected = await run(script, mode="collect")
+    assert collected.status == "normal", collected.messages()
+    assert collected.result.drifted == []
