@@ -118,6 +118,8 @@ bench: setup services
 	$(PY) bench/fanout.py
 	$(PY) bench/configuration.py
 	$(PY) bench/ensure.py
+	$(PY) bench/purge.py
+	env $$(scripts/services env) $(PY) bench/purge.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache *.egg-info frontend/node_modules otterweb/static/frontend

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "otterweb.schedules",
     "otterweb.audit",
     "otterweb.privileges",
+    "otterweb.retention",
 ]
 
 MIDDLEWARE = [
@@ -294,6 +295,14 @@ OTTERWEB_TRIGGER_THROTTLE_RATE = os.environ.get("OTTERWEB_TRIGGER_THROTTLE_RATE"
 AUDITLOG_LOGENTRY_MODEL = "audit.Entry"
 MIGRATION_MODULES = {"auditlog": None}
 OTTERWEB_AUDIT_RETENTION_DAYS = float(os.environ.get("OTTERWEB_AUDIT_RETENTION_DAYS", "365"))
+# Retention of executions and their logs (otterweb.retention; docs/deploy.md "Retention"): kept
+# while they ended less than these days ago (0: kept for ever), or while among the last N runs
+# of their job template; purged every OTTERWEB_PURGE_SECONDS, a little at a time.
+OTTERWEB_KEEP_EXECUTIONS_DAYS = float(os.environ.get("OTTERWEB_KEEP_EXECUTIONS_DAYS", "90"))
+OTTERWEB_KEEP_FAILED_DAYS = float(os.environ.get("OTTERWEB_KEEP_FAILED_DAYS", "365"))
+OTTERWEB_KEEP_CHECKS_DAYS = float(os.environ.get("OTTERWEB_KEEP_CHECKS_DAYS", "30"))
+OTTERWEB_KEEP_LAST_PER_TEMPLATE = int(os.environ.get("OTTERWEB_KEEP_LAST_PER_TEMPLATE", "10"))
+OTTERWEB_PURGE_SECONDS = float(os.environ.get("OTTERWEB_PURGE_SECONDS", "600"))
 
 # ... and Redis, for the channel layer, Celery's broker and global locks (`lock=!token`).
 REDIS_URL = os.environ.get("OTTERWEB_REDIS_URL", "")

@@ -57,6 +57,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("otterweb.executions",),
     ("otterweb.schedules",),
     ("otterweb.configuration",),
+    ("otterweb.retention",),
     ("otterweb.editor",),
     (
         "otterweb",
