@@ -19,6 +19,7 @@ SECTIONS = [
     ("Credentials", "credential-list", "inventory.view_credential"),
     ("Privileges", "privileges", "privileges.view_grant"),
     ("Audit trail", "audit-list", "audit.view_entry"),
+    ("Database", "database", STAFF),
     ("Admin", "admin:index", STAFF),
     ("API", "api:api-docs", None),
 ]

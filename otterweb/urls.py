@@ -36,6 +36,7 @@ urlpatterns = [
     path("", include("otterweb.schedules.urls")),
     path("", include("otterweb.privileges.urls")),
     path("", include("otterweb.audit.urls")),
+    path("", include("otterweb.retention.urls")),
     path("", include("otterweb.accounts.page_urls")),
     path("api/auth/", include("otterweb.accounts.urls")),
     path("api/", include("otterweb.api.urls")),

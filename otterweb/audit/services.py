@@ -17,7 +17,7 @@ from auditlog.registry import auditlog
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Model
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from otterweb.audit import context
@@ -179,19 +179,21 @@ def retention_interval() -> float:
     return 3600.0 if settings.OTTERWEB_AUDIT_RETENTION_DAYS else 0.0
 
 
-def delete_expired(*, now: datetime | None = None) -> int:
-    """Delete the entries older than OTTERWEB_AUDIT_RETENTION_DAYS (0: keep them all); how
-    many went."""
+def expired(*, now: datetime | None = None) -> QuerySet[Entry]:
+    """The entries older than OTTERWEB_AUDIT_RETENTION_DAYS (0: keep them all)."""
     days = settings.OTTERWEB_AUDIT_RETENTION_DAYS
     if not days:
-        return 0
-    cutoff = (now or timezone.now()) - timedelta(days=days)
-    deleted, _ = Entry.objects.filter(timestamp__lt=cutoff).delete()
+        return Entry.objects.none()
+    return Entry.objects.filter(timestamp__lt=(now or timezone.now()) - timedelta(days=days))
+
+
+def delete_expired(*, now: datetime | None = None) -> int:
+    """Delete the entries past their retention; how many went."""
+    deleted, _ = expired(now=now).delete()
     if deleted:
         logger.info(
-            "deleted=%d before=%s retention_days=%g message='audit entries past their retention deleted'",
+            "deleted=%d retention_days=%g message='audit entries past their retention deleted'",
             deleted,
-            cutoff.isoformat(),
-            days,
+            settings.OTTERWEB_AUDIT_RETENTION_DAYS,
         )
     return deleted

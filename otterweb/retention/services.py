@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Exists, F, OuterRef, Q, QuerySet, Sum, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from engine import RunState
+from otterweb.audit import services as audit
 from otterweb.audit.models import Entry
 from otterweb.configuration.models import Check, ConfigurationRun, DriftItem, ServerState
 from otterweb.execution_logs.services import delete_log_in_batches
@@ -131,9 +133,23 @@ def summary(policy: Policy | None = None, *, now: datetime | None = None) -> lis
             drift.count(),
             drift.filter(server_check__run__execution__in=going).count(),
         ),
-        # the audit trail has a policy of its own (OTTERWEB_AUDIT_RETENTION_DAYS)
-        Held("audit entries", Entry.objects.count(), 0),
+        # on a policy of its own, which the audit app keeps (OTTERWEB_AUDIT_RETENTION_DAYS)
+        Held("audit entries", Entry.objects.count(), audit.expired(now=now).count()),
     ]
+
+
+def database_bytes() -> int | None:
+    """The database's size on disk (SQLite: its file, without the write-ahead log)."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("select pg_database_size(current_database())")
+        elif connection.vendor == "sqlite":
+            cursor.execute(
+                "select page_count * page_size from pragma_page_count(), pragma_page_size()"
+            )
+        else:
+            return None
+        return cursor.fetchone()[0]
 
 
 def _lines(executions: QuerySet[Execution]) -> int:

@@ -148,3 +148,19 @@ def test_retention_purges_a_million_log_lines_while_another_run_writes() -> None
     assert LogEntry.objects.filter(execution_id=writer.execution.pk).count() == 100 * len(
         writer.seconds
     )
+
+
+def test_retention_database_page_shows_what_is_held_and_what_goes_to_staff_only(
+    client_with, settings
+) -> None:
+    settings.OTTERWEB_KEEP_LAST_PER_TEMPLATE = 0
+    ran(100, lines=1500)
+    ran(1, lines=30)
+    page = client_with(is_staff=True).get("/database/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert '<th scope="row">Log lines</th><td class="num">1,530</td><td class="num">1,500</td>' in (
+        text
+    )
+    assert "kept 90 days after they end" in text and "kept 365 days" in text
+    assert client_with("executions.view_execution").get("/database/").status_code == 403
