@@ -2,12 +2,13 @@
 
 from django.urls import path
 
+import otterweb.names  # noqa: F401  (registers <name:...>)
 from otterweb.configuration import api
 
 urlpatterns = [
     path("configuration/", api.OverviewView.as_view(), name="configuration"),
     path(
-        "configuration/servers/<slug:name>/",
+        "configuration/servers/<name:name>/",
         api.ServerConfigurationView.as_view(),
         name="configuration-server",
     ),

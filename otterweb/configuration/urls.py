@@ -2,12 +2,13 @@
 
 from django.urls import path
 
+import otterweb.names  # noqa: F401  (registers <name:...>)
 from otterweb.configuration import views
 
 urlpatterns = [
     path("configuration/", views.MatrixView.as_view(), name="configuration"),
     path(
-        "configuration/servers/<slug:name>/",
+        "configuration/servers/<name:name>/",
         views.ServerConfigurationView.as_view(),
         name="configuration-server",
     ),

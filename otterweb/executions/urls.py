@@ -1,5 +1,6 @@
 from django.urls import path
 
+import otterweb.names  # noqa: F401  (registers <name:...>)
 from otterweb.executions import template_views, views
 
 urlpatterns = [
@@ -17,7 +18,7 @@ urlpatterns = [
     path("targets/preview/", views.TargetPreviewView.as_view(), name="target-preview"),
     # before the rafts' pages (otterweb.urls): their item address would take it for an item
     path(
-        "rafts/<slug:raft>/<path:name>/-/run/",
+        "rafts/<name:raft>/<path:name>/-/run/",
         views.RaftItemRunView.as_view(),
         name="raft-item-run",
     ),

@@ -17,13 +17,9 @@ KEEP_SENSITIVE = "Sensitive: the stored value is never shown. Leave empty to kee
 
 
 def name_errors(kind: str) -> dict:
-    """A name's errors for people: no "slug", and which kind of thing already has it."""
-    return {
-        "name": {
-            "invalid": "Use letters, digits, '-' and '_' only: it is how scripts name it.",
-            "unique": f"There is already {kind} of that name.",
-        }
-    }
+    """A name's errors for people: which kind of thing already has it (the rule's own message
+    is otterweb.names')."""
+    return {"name": {"unique": f"There is already {kind} of that name."}}
 
 
 def add_errors(form: forms.BaseForm, error: ValidationError) -> None:

@@ -11,8 +11,7 @@ from django.db.models import Q
 from engine import Value, literal_value
 from otterweb import secrets
 from otterweb.fields import TextField
-
-NAME_HELP = "Letters, digits, '-', '_' and '.'; it is how scripts name it."
+from otterweb.names import NAME_HELP, validate_name
 
 
 def check_login_name(value: str, *, field: str) -> None:
@@ -39,7 +38,9 @@ class TimeStamped(models.Model):
 
 
 class Environment(TimeStamped):
-    name = models.SlugField(max_length=100, unique=True, help_text=NAME_HELP)
+    name = models.CharField(
+        max_length=100, unique=True, help_text=NAME_HELP, validators=[validate_name]
+    )
     description = TextField(blank=True)
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
@@ -77,7 +78,9 @@ class Remediation(models.TextChoices):
 
 
 class Role(TimeStamped):
-    name = models.SlugField(max_length=100, unique=True, help_text=NAME_HELP)
+    name = models.CharField(
+        max_length=100, unique=True, help_text=NAME_HELP, validators=[validate_name]
+    )
     description = TextField(blank=True)
     dependencies = models.ManyToManyField(
         "self",
@@ -114,7 +117,9 @@ class Credential(TimeStamped):
         PRIVATE_KEY = "private_key", "Private key"
         TOKEN = "token", "Token"
 
-    name = models.SlugField(max_length=100, unique=True, help_text=NAME_HELP)
+    name = models.CharField(
+        max_length=100, unique=True, help_text=NAME_HELP, validators=[validate_name]
+    )
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.PASSWORD)
     username = models.CharField(max_length=200, blank=True)
     encrypted_secret = models.TextField(blank=True, editable=False)
@@ -185,7 +190,9 @@ class Server(TimeStamped):
         LOCAL = "local", "Local (this machine)"
         SSH = "ssh", "SSH"
 
-    name = models.SlugField(max_length=100, unique=True, help_text=NAME_HELP)
+    name = models.CharField(
+        max_length=100, unique=True, help_text=NAME_HELP, validators=[validate_name]
+    )
     host = models.CharField(
         max_length=255, blank=True, help_text="Host name or address; the name when empty."
     )

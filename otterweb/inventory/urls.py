@@ -1,7 +1,8 @@
-"""Inventory pages under /inventory/. Names are slugs, so "+new" never names an object."""
+"""Inventory pages under /inventory/. Names follow otterweb.names' rule, which has no "+": "+new" never names an object."""
 
 from django.urls import path
 
+import otterweb.names  # noqa: F401  (registers <name:...>)
 from otterweb.inventory import views
 
 
@@ -10,9 +11,9 @@ def pages(plural: str, name: str, list_view, create, detail, change, delete) -> 
     return [
         path(f"inventory/{plural}/", list_view.as_view(), name=f"{name}-list"),
         path(f"inventory/{plural}/+new/", create.as_view(), name=f"{name}-create"),
-        path(f"inventory/{plural}/<slug:name>/", detail.as_view(), name=f"{name}-detail"),
-        path(f"inventory/{plural}/<slug:name>/edit/", change.as_view(), name=f"{name}-edit"),
-        path(f"inventory/{plural}/<slug:name>/delete/", delete.as_view(), name=f"{name}-delete"),
+        path(f"inventory/{plural}/<name:name>/", detail.as_view(), name=f"{name}-detail"),
+        path(f"inventory/{plural}/<name:name>/edit/", change.as_view(), name=f"{name}-edit"),
+        path(f"inventory/{plural}/<name:name>/delete/", delete.as_view(), name=f"{name}-delete"),
     ]
 
 
@@ -55,27 +56,27 @@ urlpatterns = [
         views.CredentialDeleteView,
     ),
     path(
-        "inventory/servers/<slug:name>/variables/",
+        "inventory/servers/<name:name>/variables/",
         views.ServerVariablesView.as_view(),
         name="server-variables-page",
     ),
     path(
-        "inventory/servers/<slug:name>/packages/",
+        "inventory/servers/<name:name>/packages/",
         views.ServerPackagesView.as_view(),
         name="server-packages",
     ),
     path(
-        "inventory/servers/<slug:name>/check/",
+        "inventory/servers/<name:name>/check/",
         views.ServerReachabilityCheckView.as_view(),
         name="server-check",
     ),
     path(
-        "inventory/servers/<slug:name>/trust-host-key/",
+        "inventory/servers/<name:name>/trust-host-key/",
         views.ServerTrustHostKeyView.as_view(),
         name="server-trust-host-key",
     ),
     path(
-        "inventory/servers/<slug:name>/forget-host-keys/",
+        "inventory/servers/<name:name>/forget-host-keys/",
         views.ServerForgetHostKeysView.as_view(),
         name="server-forget-host-keys",
     ),

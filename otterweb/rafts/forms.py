@@ -8,6 +8,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.text import normalize_newlines
 
+from otterweb.names import NAME_HELP, validate_name
 from otterweb.rafts import services
 from otterweb.rafts.models import Raft, RaftItem
 
@@ -22,10 +23,7 @@ def add_errors(form: forms.BaseForm, error: ValidationError) -> None:
 
 
 class RaftForm(forms.Form):
-    name = forms.SlugField(
-        max_length=100,
-        help_text="Letters, digits, hyphens and underscores; scripts use it in raft::item.",
-    )
+    name = forms.CharField(max_length=100, help_text=NAME_HELP, validators=[validate_name])
     description = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}), required=False, strip=False
     )

@@ -6,10 +6,13 @@ from django.conf import settings
 from django.db import models
 
 from otterweb.fields import TextField
+from otterweb.names import NAME_HELP, validate_name
 
 
 class Raft(models.Model):
-    name = models.SlugField(max_length=100, unique=True)
+    name = models.CharField(
+        max_length=100, unique=True, help_text=NAME_HELP, validators=[validate_name]
+    )
     description = TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
 

@@ -4,10 +4,11 @@ come before ``raft-item``, whose name would match them otherwise."""
 
 from django.urls import path
 
+import otterweb.names  # noqa: F401  (registers <name:...>)
 from otterweb.rafts import views
 
-RAFT = "rafts/<slug:raft>/"
-ITEM = "rafts/<slug:raft>/<path:name>/"
+RAFT = "rafts/<name:raft>/"
+ITEM = "rafts/<name:raft>/<path:name>/"
 
 urlpatterns = [
     path("rafts/", views.RaftListView.as_view(), name="raft-list"),

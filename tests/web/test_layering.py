@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ORDER: tuple[tuple[str, ...], ...] = (
     (
         "otterweb.fields",
+        "otterweb.names",
         "otterweb.parse_errors",
         "otterweb.datafolder",
         "otterweb.static_storage",
