@@ -22,6 +22,7 @@ from otterweb.inventory.models import (
     Variable,
 )
 from otterweb.inventory.selectors import resolve_variables
+from otterweb.names import NAME_PATTERN
 from otterweb.privileges.checks import visible
 from otterweb.rafts.models import RaftItem
 
@@ -336,6 +337,7 @@ class EnvironmentViewSet(WritesWithinPrivileges, viewsets.ModelViewSet):
     queryset = Environment.objects.select_related("parent")
     serializer_class = EnvironmentSerializer
     lookup_field = "name"
+    lookup_value_regex = NAME_PATTERN  # DRF's own refuses "." (web.01)
 
     def perform_destroy(self, instance):
         services.delete_environment(environment=instance)
@@ -345,6 +347,7 @@ class RoleViewSet(WritesWithinPrivileges, viewsets.ModelViewSet):
     queryset = Role.objects.prefetch_related("dependencies")
     serializer_class = RoleSerializer
     lookup_field = "name"
+    lookup_value_regex = NAME_PATTERN  # DRF's own refuses "." (web.01)
 
     def perform_destroy(self, instance):
         services.delete_role(role=instance)
@@ -388,6 +391,7 @@ class ServerViewSet(WritesWithinPrivileges, ServerSshActions, viewsets.ModelView
     queryset = Server.objects.prefetch_related("roles", "environments").select_related("credential")
     serializer_class = ServerSerializer
     lookup_field = "name"
+    lookup_value_regex = NAME_PATTERN  # DRF's own refuses "." (web.01)
 
     @extend_schema(responses={200: InstalledPackageSerializer(many=True)})
     @action(detail=True, methods=["get"])
@@ -481,6 +485,7 @@ class CredentialViewSet(WritesWithinPrivileges, viewsets.ModelViewSet):
     queryset = Credential.objects.prefetch_related("environments")
     serializer_class = CredentialSerializer
     lookup_field = "name"
+    lookup_value_regex = NAME_PATTERN  # DRF's own refuses "." (web.01)
 
     def perform_destroy(self, instance):
         services.delete_credential(credential=instance)

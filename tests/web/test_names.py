@@ -28,6 +28,7 @@ def test_names_with_a_dot_make_a_server_whose_pages_open(admin_client) -> None:
         url = reverse(name, args=["web.01"])
         assert "/web.01/" in url
         assert admin_client.get(url).status_code == 200, url
+    assert admin_client.get("/api/servers/web.01/").json()["name"] == "web.01"
     ServerState.objects.create(server=Server.objects.get(name="web.01"))
     assert admin_client.get("/configuration/servers/web.01/").status_code == 200
 
