@@ -1,11 +1,10 @@
 """The one rule for the names scripts use (servers, roles, environments, credentials, rafts): the
-rule, its help and its message, said the same in the forms, the API and the admin, and the
-converter that lets every page's address carry such a name."""
+rule, its help and its message, said the same in the forms, the API and the admin (addresses
+carry such names: otterweb.addresses)."""
 
 from __future__ import annotations
 
 from django.core.validators import RegexValidator
-from django.urls import register_converter
 
 NAME_RULE = "letters, digits, '-', '_' and '.', with one letter, digit or '_' at least"
 NAME_HELP = f"{NAME_RULE[0].upper()}{NAME_RULE[1:]}; it is how scripts name it."
@@ -17,18 +16,3 @@ validate_name = RegexValidator(
     message=f"Use only {NAME_RULE} (no spaces): scripts name it so.",
     code="invalid_name",
 )
-
-
-class NameConverter:
-    """``<name:...>`` in an address: a name by the rule above (``<slug:...>`` refuses '.')."""
-
-    regex = NAME_PATTERN
-
-    def to_python(self, value: str) -> str:
-        return value
-
-    def to_url(self, value: str) -> str:
-        return value
-
-
-register_converter(NameConverter, "name")

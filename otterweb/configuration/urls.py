@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-import otterweb.names  # noqa: F401  (registers <name:...>)
+import otterweb.addresses  # noqa: F401  (registers <name:...>)
 from otterweb.configuration import views
 
 urlpatterns = [

@@ -1,6 +1,6 @@
 from django.urls import path
 
-import otterweb.names  # noqa: F401  (registers <name:...>)
+from otterweb.addresses import moved
 from otterweb.executions import template_views, views
 
 urlpatterns = [
@@ -23,7 +23,8 @@ urlpatterns = [
         name="raft-item-run",
     ),
     path("templates/", template_views.JobTemplateListView.as_view(), name="template-list"),
-    path("templates/new/", template_views.JobTemplateEditView.as_view(), name="template-create"),
+    path("templates/-/new/", template_views.JobTemplateEditView.as_view(), name="template-create"),
+    path("templates/new/", moved("template-create")),
     path(
         "templates/<int:pk>/",
         template_views.JobTemplateLaunchView.as_view(),

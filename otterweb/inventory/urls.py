@@ -1,8 +1,9 @@
-"""Inventory pages under /inventory/. Names follow otterweb.names' rule, which has no "+": "+new" never names an object."""
+"""Inventory pages under /inventory/. A new object's page is ``-/new/``, as everywhere (no name
+is "-": otterweb.names); the ``+new/`` of earlier versions sends there."""
 
 from django.urls import path
 
-import otterweb.names  # noqa: F401  (registers <name:...>)
+from otterweb.addresses import moved
 from otterweb.inventory import views
 
 
@@ -10,7 +11,8 @@ def pages(plural: str, name: str, list_view, create, detail, change, delete) -> 
     """The five pages of one kind: ``<name>-list``, ``-create``, ``-detail``, ``-edit``, ``-delete``."""
     return [
         path(f"inventory/{plural}/", list_view.as_view(), name=f"{name}-list"),
-        path(f"inventory/{plural}/+new/", create.as_view(), name=f"{name}-create"),
+        path(f"inventory/{plural}/-/new/", create.as_view(), name=f"{name}-create"),
+        path(f"inventory/{plural}/+new/", moved(f"{name}-create")),
         path(f"inventory/{plural}/<name:name>/", detail.as_view(), name=f"{name}-detail"),
         path(f"inventory/{plural}/<name:name>/edit/", change.as_view(), name=f"{name}-edit"),
         path(f"inventory/{plural}/<name:name>/delete/", delete.as_view(), name=f"{name}-delete"),

@@ -4,7 +4,7 @@ come before ``raft-item``, whose name would match them otherwise."""
 
 from django.urls import path
 
-import otterweb.names  # noqa: F401  (registers <name:...>)
+import otterweb.addresses  # noqa: F401  (registers <name:...>)
 from otterweb.rafts import views
 
 RAFT = "rafts/<name:raft>/"

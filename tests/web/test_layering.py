@@ -33,6 +33,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
     (
         "otterweb.fields",
         "otterweb.names",
+        "otterweb.addresses",
         "otterweb.parse_errors",
         "otterweb.datafolder",
         "otterweb.static_storage",

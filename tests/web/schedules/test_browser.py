@@ -113,7 +113,7 @@ def test_schedule_pages_in_chromium(site, tmp_path) -> None:
         page.wait_for_timeout(2000)  # the due schedules fire
         pages = [
             ("schedules", "/schedules/"),
-            ("schedule-new", "/schedules/new/"),
+            ("schedule-new", "/schedules/-/new/"),
             ("schedule-edit", f"/schedules/{nightly}/edit/"),
             ("schedule-delete", f"/schedules/{nightly}/delete/"),
             ("template", f"/templates/{template}/"),
@@ -130,7 +130,7 @@ def test_schedule_pages_in_chromium(site, tmp_path) -> None:
         assert re.search(r"execution \d+", row)  # it fired: its execution is linked
 
         # a schedule made through its form
-        page.goto(site.base + "/schedules/new/")
+        page.goto(site.base + "/schedules/-/new/")
         page.fill("#id_name", "Weekday mornings")
         page.select_option("#id_template", label="Deploy web")
         page.fill("#id_variables", "Version = 1.2.3")
