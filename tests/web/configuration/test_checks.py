@@ -10,6 +10,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 from django.utils import timezone
 
 from otterweb.configuration import selectors, services
@@ -319,3 +320,24 @@ def test_routine_checks_fire_from_the_scheduler_each_on_its_servers(desired) -> 
     assert own.last_execution == runs["eu1"].execution
     desired.run(desired.pending_runs())
     assert set(ServerState.objects.values_list("state", flat=True)) == {State.DRIFTED}
+
+
+def test_check_and_remediation_pages_say_a_drift_s_line_in_the_role_s_script(
+    desired, admin_client
+) -> None:
+    """The check page and the remediation run say the same line of the role's script (the
+    combined plan's line differs: base's block comes first)."""
+    base = desired.role("base", "Log-Information one;\nLog-Information two;\n")
+    web = desired.file_role("web", needs=[base], remediation="on-demand")
+    server = desired.server("web1", web)
+    (checked,), _ = check(desired, server)
+    (item,) = server.configuration_state.last_check.drift_items.all()
+    assert (item.line, item.plan_line != item.line) == (1, True)
+    link = f'<a href="{reverse("raft-item", args=["config", "web-config"])}">config::web-config</a>'
+    said = f"role web, {link} line 1"
+    plan = services.make_plan(servers=[server], scope="role web")
+    (remediation,) = services.approve_plan(plan=plan, user=None)
+    desired.run([remediation])
+    for execution in (checked, remediation):
+        page = admin_client.get(reverse("execution-detail", args=[execution.pk])).content.decode()
+        assert f"<td>{said}</td>" in page, execution.configuration_run.purpose
