@@ -3,9 +3,13 @@ from django.http import HttpResponseServerError
 from django.shortcuts import redirect, render
 from django.template import loader
 from django.templatetags.static import static
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.generic import TemplateView
 
 from otterweb.api.error_body import error_response
+from otterweb.configuration import selectors as configuration
+from otterweb.configuration.models import State
 from otterweb.executions import selectors
 from otterweb.executions.views import execution_row, failed_url
 
@@ -44,7 +48,64 @@ class HomeView(LoginRequiredMixin, TemplateView):
                 failed=activity.failed,
                 failed_url=failed_url(activity.failed_since),
             )
+        if user.has_perm("inventory.view_server"):
+            context.update(configuration_glance(user))
         return context
+
+
+BAR_WIDTH, BAR_GAP, CHART_HEIGHT = 7, 2, 26  # the drift charts' bars, in px
+
+
+def configuration_glance(user) -> dict:
+    """The dashboard's configuration panel: servers by state in each environment (rolled up as
+    the Configuration page does), each with a chart of the servers found drifted each of the
+    last 14 days; and the servers their last check could not reach."""
+    glance = configuration.matrix(user=user, limit=0)
+    history = configuration.drift_history(user=user)
+    tallest = max([1, *history.overall])
+    span = f"{history.days[0]:%b %-d} to {history.days[-1]:%b %-d}"
+
+    def page(**query: str) -> str:
+        return reverse("configuration") + (f"?{urlencode(query)}" if query else "")
+
+    def row(rollup, counts: list[int], environment: str = "") -> dict:
+        scope = {"environment": environment} if environment else {}
+        bars = []
+        for n, (day, count) in enumerate(zip(history.days, counts, strict=True)):
+            height = max(1, round(CHART_HEIGHT * count / tallest)) if count else 0
+            bars.append(
+                {
+                    "x": n * (BAR_WIDTH + BAR_GAP),
+                    "y": CHART_HEIGHT - height,
+                    "height": height,
+                    "title": f"{day:%a %b %-d}: {count} server{'s' if count != 1 else ''} drifted",
+                }
+            )
+        return {
+            "name": rollup.name,
+            "url": page(**scope),
+            "drifted_url": page(**scope, state="drifted"),
+            "counts": {str(state): rollup.counts.get(state, 0) for state in State},
+            "total": rollup.total,
+            "bars": bars,
+            "chart_label": f"Servers drifted each day, {span}: " + ", ".join(map(str, counts)),
+        }
+
+    rows = [row(glance.overall, history.overall)]
+    rows += [
+        row(rollup, history.by_environment.get(rollup.name, [0] * len(history.days)), rollup.name)
+        for rollup in glance.by_environment
+    ]
+    unreachable, unreachable_count = configuration.unreachable_servers(user=user)
+    return {
+        "glance_rows": rows,
+        "chart_width": len(history.days) * (BAR_WIDTH + BAR_GAP) - BAR_GAP,
+        "chart_height": CHART_HEIGHT,
+        "bar_width": BAR_WIDTH,
+        "chart_span": span,
+        "unreachable": unreachable,
+        "unreachable_count": unreachable_count,
+    }
 
 
 # The product's error pages: what happened and where to go, in the site's look; never a

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import Any
 
 from django.db.models import Prefetch
+from django.db.models.functions import TruncDate
+from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from engine import (
@@ -505,3 +508,68 @@ def scope_label(*, server: str | None, role: str | None, environment: str | None
 
 def drift_of(*, check: Check) -> list[DriftItem]:
     return list(check.drift_items.select_related("role", "raft_item__raft"))
+
+
+# ---- the dashboard's view of the configuration ------------------------------------------------
+
+
+@dataclass
+class DriftHistory:
+    """Servers found drifted on each of the last days (oldest first), for everything the user
+    may see and for each environment (a server in an environment counts in those it is inside)."""
+
+    days: list[date]
+    overall: list[int]
+    by_environment: dict[str, list[int]]
+
+
+def drift_history(*, user=None, days: int = 14, today: date | None = None) -> DriftHistory:
+    """How many servers a check found drifted, each of the last ``days`` days. Three queries
+    whatever the number of servers and checks."""
+    today = today or timezone.localdate()
+    first = today - timedelta(days=days - 1)
+    dates = [first + timedelta(days=n) for n in range(days)]
+    column = {day: n for n, day in enumerate(dates)}
+    servers = visible(user, Server.objects.filter(active=True)).values("pk")
+    found = (
+        Check.objects.filter(
+            server__in=servers,
+            state=State.DRIFTED,
+            checked__date__gte=first,
+            checked__date__lte=today,
+        )
+        .annotate(day=TruncDate("checked"))
+        .values_list("server_id", "day")
+        .distinct()
+    )
+    environments = list(visible(user, Environment.objects.all(), "inventory.view_server"))
+    inside = environments_inside({env.pk: env.parent_id for env in environments})
+    around = {pk: {outer for outer, within in inside.items() if pk in within} for pk in inside}
+    envs_of: dict[int, set[int]] = defaultdict(set)
+    for server_id, env_id in Server.environments.through.objects.values_list(
+        "server_id", "environment_id"
+    ):
+        envs_of[server_id] |= around.get(env_id, set())
+    overall = [0] * days
+    by_env = {env.pk: [0] * days for env in environments}
+    for server_id, day in found:
+        if day not in column:
+            continue
+        overall[column[day]] += 1
+        for env_id in envs_of[server_id]:
+            by_env[env_id][column[day]] += 1
+    names = {env.pk: env.name for env in environments}
+    return DriftHistory(
+        days=dates,
+        overall=overall,
+        by_environment={
+            names[pk]: counts for pk, counts in sorted(by_env.items(), key=lambda i: names[i[0]])
+        },
+    )
+
+
+def unreachable_servers(*, user=None, limit: int = 10) -> tuple[list[Server], int]:
+    """The active servers whose last check could not reach them (the first ``limit`` by name),
+    and how many there are."""
+    servers = visible(user, Server.objects.filter(active=True, reachable=False)).order_by("name")
+    return list(servers.only("name", "check_error", "last_checked")[:limit]), servers.count()

@@ -4,6 +4,7 @@ holds, and what to do first."""
 from __future__ import annotations
 
 import contextlib
+import re
 from datetime import timedelta
 
 import pytest
@@ -160,3 +161,40 @@ def test_execution_activity_sends_rows_for_the_dashboard_to_poll(client, client_
     ]
     assert body["failed"] == 1 and body["failed_url"].startswith(reverse("execution-list"))
     assert client_with().get(url).status_code == 403
+
+
+def test_home_shows_configuration_by_environment_with_drift_each_day_and_unreachable_servers(
+    admin_client,
+) -> None:
+    from otterweb.configuration.models import Check, ConfigurationRun, ServerState, State
+
+    europe = Environment.objects.create(name="europe")
+    paris = Environment.objects.create(name="paris", parent=europe)
+    web = Server.objects.create(name="web.01")
+    web.environments.add(paris)
+    db = Server.objects.create(name="db", reachable=False, check_error="connection refused")
+    db.environments.add(europe)
+    run = ConfigurationRun.objects.create(
+        execution=Execution.objects.create(job=Job.objects.create(name="check", script="")),
+        purpose="check",
+    )
+    now = timezone.now()
+    for days_ago in (0, 2):  # web drifted today and two days ago; db never
+        Check.objects.create(
+            server=web, run=run, state=State.DRIFTED, checked=now - timedelta(days=days_ago)
+        )
+    ServerState.objects.create(server=web, state=State.DRIFTED, drift_count=2)
+    ServerState.objects.create(server=db, state=State.ERROR)
+    page = admin_client.get(reverse("home")).content.decode()
+    rows = {
+        name: row
+        for name, row in re.findall(
+            r'<th scope="row"[^>]*><a href="[^"]*">([^<]+)</a>(.*?)</tr>', page, re.S
+        )
+    }
+    assert set(rows) == {"all servers", "europe", "paris"}
+    # a server in paris counts in europe too, as the Configuration page rolls them up
+    assert 'href="/configuration/?environment=europe&amp;state=drifted">1</a>' in rows["europe"]
+    assert "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1" in rows["paris"]  # the chart's label
+    assert rows["all servers"].count("1 server drifted") == 2
+    assert 'href="/inventory/servers/db/">db</a> <span class="muted">connection refused' in page
