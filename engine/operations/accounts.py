@@ -25,8 +25,9 @@ Accounts = dict[str, dict[str, tuple[str, ...]]]
 
 async def listed_accounts(run) -> Accounts:
     """The server's users and groups as getent lists them ("passwd" and "group": name ->
-    fields; any user may list them, so they are listed without sudo), read once for every operation of the run that asks until something changes the
-    server (a run's facts): a check of 20 users asks the server once, not 20 times."""
+    fields), read once for the operations of the run that ask until something changes the
+    server (a run's facts): a check of 20 users asks the server once, not 20 times. Any user
+    may list them, so they are listed without sudo."""
 
     async def load() -> Accounts:
         text = await must_run(run, ["/bin/sh", "-c", LIST_ACCOUNTS], privileged=False)
@@ -231,7 +232,6 @@ class EnsureUser(Operation):
         run.info(f"Wrote {len(keys)} authorized key(s) for {self.name}.")
 
 
-# a user's passwd entry, then its primary group's entry (when its group id has one): one trip
 # every user, an empty line, every group (getent's lists: /etc's files, and a directory's accounts
 # where it lists them)
 LIST_ACCOUNTS = "getent passwd; echo; getent group"

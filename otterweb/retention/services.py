@@ -164,9 +164,9 @@ def purge(
     rows: int = BATCH_ROWS,
 ) -> int:
     """Purge the executions the policies no longer keep, oldest first, for about ``seconds``
-    (one at least; what is left is the next round's): each one's log in deletes of ``rows`` rows, each its own
-    short transaction, then the execution (with a check's drift) and a job left with none. How
-    many executions went."""
+    (one at least; what is left is the next round's): each one's log in deletes of ``rows``
+    rows, each its own short transaction, then the execution (with a check's drift) and a job
+    left with none. How many executions went."""
     stop = time.monotonic() + seconds
     purged = lines = 0
     due = list(expired(policy, now=now).values_list("pk", "job_id")[:ROUND_EXECUTIONS])
