@@ -6,6 +6,7 @@ from django.db.models import Model
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.fields import empty
 from rest_framework.response import Response
 
 from engine import MASK, fingerprint
@@ -41,9 +42,19 @@ def kept(instance: Model, data: dict, names: list[str]) -> dict:
     return fields
 
 
+class OptionalName(serializers.SlugRelatedField):
+    """An object by its name, or null for none. An empty text is refused: DRF would take it for
+    null, and the schema (a name has one character at least) says it is no name."""
+
+    def run_validation(self, data=empty):
+        if data == "":
+            raise serializers.ValidationError("A name, or null for none (not an empty text).")
+        return super().run_validation(data)
+
+
 class EnvironmentSerializer(serializers.ModelSerializer):
     # a declared field leaves the class (SerializerMetaclass): it hides no Field.parent
-    parent = serializers.SlugRelatedField(  # type: ignore[assignment]
+    parent = OptionalName(  # type: ignore[assignment]
         slug_field="name", queryset=Environment.objects.all(), allow_null=True, required=False
     )
 
@@ -124,7 +135,7 @@ class ServerSerializer(serializers.ModelSerializer):
     environments = serializers.SlugRelatedField(
         slug_field="name", many=True, queryset=Environment.objects.all(), required=False
     )
-    credential = serializers.SlugRelatedField(
+    credential = OptionalName(
         slug_field="name", queryset=Credential.objects.all(), allow_null=True, required=False
     )
 
@@ -165,13 +176,13 @@ class ServerSerializer(serializers.ModelSerializer):
 
 
 class VariableSerializer(serializers.ModelSerializer):
-    server = serializers.SlugRelatedField(
+    server = OptionalName(
         slug_field="name", queryset=Server.objects.all(), allow_null=True, required=False
     )
-    environment = serializers.SlugRelatedField(
+    environment = OptionalName(
         slug_field="name", queryset=Environment.objects.all(), allow_null=True, required=False
     )
-    role = serializers.SlugRelatedField(
+    role = OptionalName(
         slug_field="name", queryset=Role.objects.all(), allow_null=True, required=False
     )
 

@@ -53,3 +53,21 @@ def test_names_help_says_the_rule_it_checks() -> None:
     assert NAME_HELP.startswith("Letters, digits, '-', '_' and '.', with one letter")
     assert Server._meta.get_field("name").help_text == NAME_HELP
     assert Raft._meta.get_field("name").help_text == NAME_HELP
+
+
+def test_names_of_related_objects_are_a_name_or_null_never_empty(admin_client) -> None:
+    def post(name: str, parent) -> tuple[int, dict]:
+        answer = admin_client.post(
+            "/api/environments/", {"name": name, "parent": parent}, content_type="application/json"
+        )
+        return answer.status_code, answer.json()
+
+    assert post("europe", None)[0] == 201
+    status, body = post(
+        "paris", ""
+    )  # DRF would take it for null; the schema says a name is 1+ long
+    assert (status, body["errors"]["parent"]) == (
+        400,
+        ["A name, or null for none (not an empty text)."],
+    )
+    assert post("paris", "europe")[0] == 201
