@@ -26,6 +26,19 @@ def _run_executions(**_) -> None:
     metrics.WORKERS.inc()
 
 
+@worker_ready.connect
+def _serve_metrics(**_):
+    """The machine's metrics at OTTERWEB_WORKER_METRICS_ADDRESS, when it is set (the server, for
+    whoever stops it)."""
+    from django.conf import settings
+
+    if not settings.OTTERWEB_WORKER_METRICS_ADDRESS:
+        return None
+    from otterweb import health
+
+    return health.serve_machine_metrics(settings.OTTERWEB_WORKER_METRICS_ADDRESS)
+
+
 @worker_shutdown.connect
 def _stop(**_) -> None:
     from otterweb import metrics

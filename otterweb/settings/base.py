@@ -230,6 +230,9 @@ SERVESTATIC_SKIP_COMPRESS_EXTENSIONS = [*Compressor.SKIP_COMPRESS_EXTENSIONS, "m
 OTTERWEB_METRICS_TOKEN = os.environ.get("OTTERWEB_METRICS_TOKEN", "")
 OTTERWEB_METRICS_PUBLIC = os.environ.get("OTTERWEB_METRICS_PUBLIC", "") == "1"
 OTTERWEB_METRICS_DIR = Path(os.environ.get("OTTERWEB_METRICS_DIR", DATA_DIR / "metrics"))
+# A Celery worker serves its machine's metrics at this "host:port" too (empty: it does not), for a
+# worker on a machine of its own, which no web server's /metrics sees.
+OTTERWEB_WORKER_METRICS_ADDRESS = os.environ.get("OTTERWEB_WORKER_METRICS_ADDRESS", "")
 OTTERWEB_HEARTBEAT_SECONDS = float(os.environ.get("OTTERWEB_HEARTBEAT_SECONDS", "5"))
 OTTERWEB_LOST_AFTER_SECONDS = float(os.environ.get("OTTERWEB_LOST_AFTER_SECONDS", "30"))
 OTTERWEB_HOUSEKEEPING_SECONDS = float(os.environ.get("OTTERWEB_HOUSEKEEPING_SECONDS", "10"))

@@ -116,3 +116,35 @@ def test_metrics_count_runs_as_they_end_and_what_the_database_holds(settings) ->
     assert after["otterweb_servers"][(("reachability", "unchecked"),)] == 1
     assert after["otterweb_servers_configuration"][(("state", "drifted"),)] == 1
     assert after["otterweb_drift_items"][()] == 3
+
+
+def test_metrics_of_a_worker_s_machine_at_its_own_address_under_the_token(settings) -> None:
+    """A Celery worker on a machine of its own serves that machine's process metrics (not the
+    database's, which the web servers say) at OTTERWEB_WORKER_METRICS_ADDRESS."""
+    from urllib.error import HTTPError
+    from urllib.request import Request, urlopen
+
+    from otterweb import celery, metrics
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings.OTTERWEB_METRICS_TOKEN = "scraper-token"
+    settings.OTTERWEB_WORKER_METRICS_ADDRESS = f"127.0.0.1:{port}"
+    metrics.LOG_LINES.inc(7)
+    server = celery._serve_metrics()
+    url = f"http://127.0.0.1:{port}/metrics"
+    try:
+        for refused in (Request(url), Request(url, headers={"Authorization": "Bearer wrong"})):
+            with pytest.raises(HTTPError) as answer:
+                urlopen(refused, timeout=5)
+            assert answer.value.code == 404
+        with urlopen(
+            Request(url, headers={"Authorization": "Bearer scraper-token"}), timeout=5
+        ) as ok:
+            found = samples(ok.read().decode())
+        assert found["otterweb_log_lines_written_total"][()] >= 7
+        assert "otterweb_executions" not in found  # the database's: the web servers say it
+    finally:
+        server.shutdown()
+        server.server_close()
