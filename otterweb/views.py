@@ -72,12 +72,14 @@ def configuration_glance(user) -> dict:
         scope = {"environment": environment} if environment else {}
         bars = []
         for n, (day, count) in enumerate(zip(history.days, counts, strict=True)):
-            height = max(1, round(CHART_HEIGHT * count / tallest)) if count else 0
+            # a day with none: a line at the bottom
+            height = max(1, round(CHART_HEIGHT * count / tallest)) if count else 1
             bars.append(
                 {
                     "x": n * (BAR_WIDTH + BAR_GAP),
                     "y": CHART_HEIGHT - height,
                     "height": height,
+                    "none": not count,
                     "title": f"{day:%a %b %-d}: {count} server{'s' if count != 1 else ''} drifted",
                 }
             )
