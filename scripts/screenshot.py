@@ -60,9 +60,41 @@ HISTORY = [
     ('Log-Warning "certificate for $ServerName expires in 12 days";', ["web-eu-1"]),
     ('Log-Error "backup of $ServerName failed: disk full";', ["db-eu-1"]),
 ]
+# Two weeks of configuration checks for the dashboard's chart (`manage.py shell`): each server
+# drifted on some days, one server unreachable.
+CHECKS = """
+import random
+from datetime import timedelta
+from django.utils import timezone
+from otterweb.configuration.models import Check, ConfigurationRun, ServerState, State
+from otterweb.executions.models import Execution, Job
+from otterweb.inventory.models import Server
+random.seed(7)
+job = Job.objects.create(name="routine configuration check", script="")
+run = ConfigurationRun.objects.create(
+    execution=Execution.objects.create(job=job, run_state="completed", ended=timezone.now()),
+    purpose="check",
+)
+for n, server in enumerate(Server.objects.order_by("name")):
+    drifts = n % 3 == 0
+    for days in range(14):
+        if random.random() < (0.6 if drifts else 0.15):
+            Check.objects.create(
+                server=server, run=run, state=State.DRIFTED, finished=True,
+                checked=timezone.now() - timedelta(days=days),
+            )
+    ServerState.objects.update_or_create(
+        server=server,
+        defaults={"state": State.DRIFTED if drifts else State.CURRENT, "drift_count": 2 * drifts},
+    )
+Server.objects.filter(name__startswith="web-us").update(
+    reachable=False, check_error="cannot connect to web-us-1:22: timed out after 10 s"
+)
+"""
 # name, path (made from the sample data), the whole page or the window only
 PAGES = [
-    ("dashboard", "/", False),
+    ("dashboard", "/", True),
+    ("database", "/database/", False),
     ("execution-drift", "/executions/{drift}/", True),
     ("raft", "/rafts/ops/", False),
     ("raft-item", "/rafts/ops/deploy-web/", True),
@@ -94,6 +126,7 @@ def main() -> int:
                 site, "POST", "/api/executions/", {"script": script, "servers": servers}
             )
             site.wait_for(execution["id"], lambda detail: detail["run_state"] == "completed")
+        site.manage("shell", "-c", CHECKS)
         with browser_page(width=1100, height=860) as page:
             log_in(page, site)
             execution = api(
