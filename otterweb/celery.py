@@ -32,11 +32,11 @@ def _serve_metrics(**_):
     whoever stops it)."""
     from django.conf import settings
 
+    from otterweb import metrics
+
     if not settings.OTTERWEB_WORKER_METRICS_ADDRESS:
         return None
-    from otterweb import health
-
-    return health.serve_machine_metrics(settings.OTTERWEB_WORKER_METRICS_ADDRESS)
+    return metrics.serve_machine_metrics(settings.OTTERWEB_WORKER_METRICS_ADDRESS)
 
 
 @worker_shutdown.connect

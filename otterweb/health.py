@@ -14,12 +14,9 @@ may name a host, go to the log."""
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
-import threading
 import uuid
 from collections.abc import Callable, Iterator
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import redis
 from asgiref.sync import async_to_sync, sync_to_async
@@ -28,9 +25,8 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Count, QuerySet, Sum
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.core import GaugeMetricFamily
-from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
 from engine import RunState
@@ -119,63 +115,12 @@ def broker_answers() -> None:
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    if not may_scrape(request.headers.get("Authorization", "")):
+    if not metrics.may_scrape(request.headers.get("Authorization", "")):
         # as if there were no such page: its existence is not advertised
         return error_response(404, "Not found.", "not_found")
-    return HttpResponse(machine_metrics(database=True), content_type=CONTENT_TYPE_LATEST)
-
-
-def machine_metrics(*, database: bool) -> bytes:
-    """Every process of this machine summed, in Prometheus' text format; with ``database``,
-    what the database holds too (the web servers say that; a worker's own address does not,
-    or a scrape of both would count it twice)."""
-    metrics.forget_dead_processes()
-    registry = CollectorRegistry()
-    MultiProcessCollector(registry, path=str(metrics.METRICS_DIR))
-    if database:
-        registry.register(DatabaseCollector())
-    return generate_latest(registry)
-
-
-def may_scrape(authorization: str) -> bool:
-    """Whether a scrape with this Authorization header may read the metrics."""
-    if settings.OTTERWEB_METRICS_PUBLIC:
-        return True
-    token = settings.OTTERWEB_METRICS_TOKEN
-    if not token:
-        return False
-    scheme, _, sent = authorization.partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(sent.strip(), token)
-
-
-def serve_machine_metrics(address: str) -> WSGIServer:
-    """``GET /metrics`` of this machine's processes at ``address`` ("host:port"; port 0: any
-    free one), on a thread of its own, under the same token or setting as the site's: for a
-    Celery worker on a machine of its own, which no web server's /metrics sees."""
-    host, _, port = address.rpartition(":")
-
-    def answer(environ, start_response):
-        if environ.get("PATH_INFO") != "/metrics" or not may_scrape(
-            environ.get("HTTP_AUTHORIZATION", "")
-        ):
-            start_response("404 Not Found", [("Content-Type", "text/plain")])
-            return [b"Not found.\n"]
-        body = machine_metrics(database=False)
-        start_response("200 OK", [("Content-Type", CONTENT_TYPE_LATEST)])
-        return [body]
-
-    server = make_server(host or "0.0.0.0", int(port), answer, handler_class=_QuietHandler)
-    threading.Thread(target=server.serve_forever, name="otterweb-metrics", daemon=True).start()
-    logger.info(
-        "address=%s:%s message='serving this machine's metrics at /metrics'",
-        *server.server_address[:2],
-    )
-    return server
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format, *args) -> None:
-        pass  # a scrape every few seconds is no news for the log
+    registry = metrics.machine_registry()
+    registry.register(DatabaseCollector())
+    return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
 
 
 class DatabaseCollector(Collector):

@@ -18,17 +18,31 @@ unit last, ``_total`` on counters."""
 
 from __future__ import annotations
 
+import hmac
+import logging
 import os
+import threading
 from pathlib import Path
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from django.conf import settings
+
+logger = logging.getLogger(__name__)
 
 METRICS_DIR = Path(settings.OTTERWEB_METRICS_DIR)
 METRICS_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(METRICS_DIR)
 
 # after the folder is set
-from prometheus_client import Counter, Gauge, Histogram, multiprocess  # noqa: E402
+from prometheus_client import (  # noqa: E402
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 
 # runs from a second to hours; waits from milliseconds (a free worker) to hours (a full queue)
 DURATION_BUCKETS = (1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600)
@@ -101,3 +115,57 @@ def process_alive(pid: int) -> bool:
     except PermissionError:  # another user's
         return True
     return True
+
+
+# ---- reading them
+
+
+def machine_registry() -> CollectorRegistry:
+    """Every process of this machine summed (what the database holds is otterweb.health's)."""
+    forget_dead_processes()
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=str(METRICS_DIR))
+    return registry
+
+
+def may_scrape(authorization: str) -> bool:
+    """Whether a scrape with this Authorization header may read the metrics: with the token
+    OTTERWEB_METRICS_TOKEN ("Bearer ..."), or by anyone with OTTERWEB_METRICS_PUBLIC."""
+    if settings.OTTERWEB_METRICS_PUBLIC:
+        return True
+    token = settings.OTTERWEB_METRICS_TOKEN
+    if not token:
+        return False
+    scheme, _, sent = authorization.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(sent.strip(), token)
+
+
+def serve_machine_metrics(address: str) -> WSGIServer:
+    """``GET /metrics`` of this machine's processes at ``address`` ("host:port"; port 0: any
+    free one), on a thread of its own, under the same token or setting as the site's: for a
+    Celery worker on a machine of its own, which no web server's /metrics sees. Not what the
+    database holds: the web servers say that, and a sum of every target counts it once."""
+    host, _, port = address.rpartition(":")
+
+    def answer(environ, start_response):
+        if environ.get("PATH_INFO") != "/metrics" or not may_scrape(
+            environ.get("HTTP_AUTHORIZATION", "")
+        ):
+            start_response("404 Not Found", [("Content-Type", "text/plain")])
+            return [b"Not found.\n"]
+        body = generate_latest(machine_registry())
+        start_response("200 OK", [("Content-Type", CONTENT_TYPE_LATEST)])
+        return [body]
+
+    server = make_server(host or "0.0.0.0", int(port), answer, handler_class=_QuietHandler)
+    threading.Thread(target=server.serve_forever, name="otterweb-metrics", daemon=True).start()
+    logger.info(
+        "address=%s:%s message='serving this machine's metrics at /metrics'",
+        *server.server_address[:2],
+    )
+    return server
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format, *args) -> None:
+        pass  # a scrape every few seconds is no news for the log
