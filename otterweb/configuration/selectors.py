@@ -376,11 +376,7 @@ def matrix(
     roles_of: dict[int, set[int]] = defaultdict(set)  # with the roles they need
     for server_id, role_id in Server.roles.through.objects.values_list("server_id", "role_id"):
         roles_of[server_id] |= needs[role_id]
-    envs_of: dict[int, set[int]] = defaultdict(set)
-    for server_id, env_id in Server.environments.through.objects.values_list(
-        "server_id", "environment_id"
-    ):
-        envs_of[server_id].add(env_id)
+    envs_of = _environments_of_servers()
     last_checks = [s.configuration_state.last_check_id for s in servers if _state(s).last_check_id]
     drift_cells: dict[tuple[int | None, int | None], int] = Counter()
     for check_id, role_id in DriftItem.objects.filter(server_check__in=last_checks).values_list(
@@ -396,8 +392,7 @@ def matrix(
     wanted_envs = None
     if environment:
         wanted_envs = set().union(*(inside[e.pk] for e in environments if e.name == environment))
-    # each environment: it and those it is inside, where a server in it counts too
-    around = {pk: {outer for outer, within in inside.items() if pk in within} for pk in inside}
+    around = _counted_in(inside)
     for server in servers:
         current = _state(server)
         overall.counts[current.state] += 1
@@ -443,6 +438,22 @@ def matrix(
         overall=overall,
         total_servers=len(rows),
     )
+
+
+def _environments_of_servers() -> dict[int, set[int]]:
+    """Each server's id: the ids of the environments it is in (itself, not those they are in)."""
+    envs_of: dict[int, set[int]] = defaultdict(set)
+    for server_id, env_id in Server.environments.through.objects.values_list(
+        "server_id", "environment_id"
+    ):
+        envs_of[server_id].add(env_id)
+    return envs_of
+
+
+def _counted_in(inside: dict[int, set[int]]) -> dict[int, set[int]]:
+    """Each environment (from `environments_inside`): it and those it is inside, where a server
+    in it counts too, as jobs target it."""
+    return {pk: {outer for outer, within in inside.items() if pk in within} for pk in inside}
 
 
 def _cell(state: ServerState, drift_cells: dict, role_id: int) -> str:
@@ -544,19 +555,18 @@ def drift_history(*, user=None, days: int = 14, today: date | None = None) -> Dr
     )
     environments = list(visible(user, Environment.objects.all(), "inventory.view_server"))
     inside = environments_inside({env.pk: env.parent_id for env in environments})
-    around = {pk: {outer for outer, within in inside.items() if pk in within} for pk in inside}
-    envs_of: dict[int, set[int]] = defaultdict(set)
-    for server_id, env_id in Server.environments.through.objects.values_list(
-        "server_id", "environment_id"
-    ):
-        envs_of[server_id] |= around.get(env_id, set())
+    around = _counted_in(inside)
+    envs_of = {
+        server_id: {outer for env_id in own for outer in around.get(env_id, ())}
+        for server_id, own in _environments_of_servers().items()
+    }
     overall = [0] * days
     by_env = {env.pk: [0] * days for env in environments}
     for server_id, day in found:
         if day not in column:
             continue
         overall[column[day]] += 1
-        for env_id in envs_of[server_id]:
+        for env_id in envs_of.get(server_id, ()):
             by_env[env_id][column[day]] += 1
     names = {env.pk: env.name for env in environments}
     return DriftHistory(
